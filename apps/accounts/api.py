@@ -1,0 +1,73 @@
+from __future__ import annotations
+
+from django.http import HttpRequest
+from ninja import Router, Status
+
+from apps.accounts import selectors, services
+from apps.accounts.models import ApiToken, User
+from apps.accounts.schemas import MeOut, RolesIn, TokenCreatedOut, TokenIn, TokenOut, UserOut
+
+router = Router(tags=["accounts"])
+
+
+def _user_out(user: User) -> UserOut:
+    return UserOut(
+        id=user.pk,
+        username=user.username,
+        email=user.email,
+        is_active=user.is_active,
+        roles=selectors.user_roles(user=user),
+    )
+
+
+def _token_out(token: ApiToken) -> TokenOut:
+    return TokenOut.model_validate({**token.__dict__, "state": token.state})
+
+
+@router.get("/me", response=MeOut, summary="The calling user with roles and permissions")
+def me(request: HttpRequest) -> MeOut:
+    user: User = request.auth  # type: ignore[attr-defined]
+    return MeOut(
+        id=user.pk,
+        username=user.username,
+        email=user.email,
+        roles=selectors.user_roles(user=user),
+        permissions=selectors.user_permissions(user=user),
+    )
+
+
+@router.get("/tokens", response=list[TokenOut], summary="Your API tokens (never the secrets)")
+def tokens_list(request: HttpRequest) -> list[TokenOut]:
+    return [_token_out(t) for t in selectors.token_list(user=request.auth)]  # type: ignore[attr-defined]
+
+
+@router.post("/tokens", response={201: TokenCreatedOut}, summary="Create an API token")
+def tokens_create(request: HttpRequest, payload: TokenIn) -> Status[TokenCreatedOut]:
+    issued = services.token_create(
+        user=request.auth,  # type: ignore[attr-defined]
+        name=payload.name,
+        expires_in_days=payload.expires_in_days,
+    )
+    out = _token_out(issued.token)
+    return Status(201, TokenCreatedOut(**out.model_dump(), token=issued.secret))
+
+
+@router.delete("/tokens/{token_id}", response={204: None}, summary="Revoke an API token")
+def tokens_revoke(request: HttpRequest, token_id: int) -> Status[None]:
+    services.token_revoke(user=request.auth, token_id=token_id)  # type: ignore[attr-defined]
+    return Status(204, None)
+
+
+@router.get("/users", response=list[UserOut], summary="All users with their roles (admin)")
+def users_list(request: HttpRequest) -> list[UserOut]:
+    return [_user_out(u) for u in selectors.user_list(actor=request.auth)]  # type: ignore[attr-defined]
+
+
+@router.put("/users/{user_id}/roles", response=UserOut, summary="Set a user's roles (admin)")
+def users_set_roles(request: HttpRequest, user_id: int, payload: RolesIn) -> UserOut:
+    user = services.user_set_roles(
+        actor=request.auth,  # type: ignore[attr-defined]
+        user_id=user_id,
+        roles=payload.roles,
+    )
+    return _user_out(user)

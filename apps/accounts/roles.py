@@ -1,0 +1,36 @@
+"""Roles are Django groups; each grants its permissions plus those of the roles below it."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Role(StrEnum):
+    VIEWER = "viewer"
+    ANNOTATOR = "annotator"
+    REVIEWER = "reviewer"
+    ADMIN = "admin"
+
+
+# Permission codenames live on accounts.User (Meta.permissions).
+PERMISSIONS: dict[str, str] = {
+    "view_workbench": "Can view tasks, trees, sessions and runs",
+    "annotate": "Can audit rubric trees",
+    "adjudicate": "Can adjudicate audits and decide gold verdicts",
+    "manage": "Can manage users, campaigns, datasets and training",
+}
+
+ROLE_PERMISSIONS: dict[Role, tuple[str, ...]] = {
+    Role.VIEWER: ("view_workbench",),
+    Role.ANNOTATOR: ("view_workbench", "annotate"),
+    Role.REVIEWER: ("view_workbench", "annotate", "adjudicate"),
+    Role.ADMIN: ("view_workbench", "annotate", "adjudicate", "manage"),
+}
+
+# The permission an endpoint asks for when it needs a role.
+ROLE_REQUIREMENT: dict[Role, str] = {
+    Role.VIEWER: "accounts.view_workbench",
+    Role.ANNOTATOR: "accounts.annotate",
+    Role.REVIEWER: "accounts.adjudicate",
+    Role.ADMIN: "accounts.manage",
+}

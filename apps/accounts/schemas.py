@@ -1,0 +1,45 @@
+from __future__ import annotations
+
+from datetime import datetime
+
+from ninja import Field, Schema
+
+
+class MeOut(Schema):
+    id: int
+    username: str
+    email: str
+    roles: list[str]
+    permissions: list[str]
+
+
+class TokenIn(Schema):
+    name: str = Field(min_length=1, max_length=100)
+    expires_in_days: int | None = Field(default=None, ge=1, le=3650)
+
+
+class TokenOut(Schema):
+    id: int
+    name: str
+    prefix: str
+    state: str
+    created_at: datetime
+    expires_at: datetime | None
+    last_used_at: datetime | None
+    revoked_at: datetime | None
+
+
+class TokenCreatedOut(TokenOut):
+    token: str = Field(description="The secret token. Shown only in this response.")
+
+
+class UserOut(Schema):
+    id: int
+    username: str
+    email: str
+    is_active: bool
+    roles: list[str]
+
+
+class RolesIn(Schema):
+    roles: list[str]

@@ -1,0 +1,28 @@
+from __future__ import annotations
+
+from django.db.models import QuerySet
+
+from apps.accounts.models import ApiToken, User
+from apps.accounts.permissions import require_role
+from apps.accounts.roles import Role
+
+
+def user_roles(*, user: User) -> list[str]:
+    """The user's roles, lowest first; a superuser holds every role."""
+    if user.is_superuser:
+        return [role.value for role in Role]
+    names = {group.name for group in user.groups.all()}  # uses a prefetch when there is one
+    return [role.value for role in Role if role.value in names]
+
+
+def user_permissions(*, user: User) -> list[str]:
+    return sorted(perm.split(".", 1)[1] for perm in user.get_all_permissions())
+
+
+def token_list(*, user: User) -> QuerySet[ApiToken]:
+    return ApiToken.objects.filter(user=user)
+
+
+def user_list(*, actor: User) -> QuerySet[User]:
+    require_role(actor, Role.ADMIN)
+    return User.objects.order_by("username").prefetch_related("groups")

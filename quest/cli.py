@@ -1,0 +1,40 @@
+"""`python -m quest`: one command line for the engine, one subcommand per engine area.
+
+Each area module exposes `register(subparsers)`, which adds its subcommand and sets `func` on the
+parsed namespace. `func(args)` returns the process exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from quest import __version__
+
+# Area modules that contribute subcommands; each is imported lazily so one broken area cannot
+# hide the others, and so `python -m quest` stays fast.
+AREAS: tuple[str, ...] = ("quest.rubric.cli",)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m quest",
+        description="questweb engine: rubric trees, search, agent, synthesis, training.",
+    )
+    parser.add_argument("--version", action="version", version=f"quest {__version__}")
+    subparsers = parser.add_subparsers(title="subcommands", dest="command", metavar="COMMAND")
+    for area in AREAS:
+        importlib.import_module(area).register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help(sys.stdout)
+        return 0
+    code: int = args.func(args)
+    return code

@@ -1,0 +1,43 @@
+"""The one NinjaAPI: routers from each app, errors mapped to HTTP in one place."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from ninja import NinjaAPI
+from ninja.errors import ValidationError
+
+from apps.accounts.api import router as accounts_router
+from apps.accounts.auth import API_AUTH
+from apps.common.errors import DomainError
+from questweb import __version__
+
+api = NinjaAPI(
+    title="questweb API",
+    version=__version__,
+    description=(
+        "Everything questweb does, over HTTP. Authenticate with `Authorization: Bearer <token>` "
+        "(create tokens on your settings page or with POST /api/tokens) or with the browser "
+        "session plus the X-CSRFToken header."
+    ),
+    auth=API_AUTH,
+    urls_namespace="api",
+)
+
+
+@api.exception_handler(DomainError)
+def on_domain_error(request: HttpRequest, exc: DomainError) -> HttpResponse:
+    return api.create_response(request, {"detail": exc.message}, status=exc.status)
+
+
+@api.exception_handler(ValidationError)
+def on_validation_error(request: HttpRequest, exc: ValidationError) -> HttpResponse:
+    errors = [
+        {"loc": list(err.get("loc", ())), "msg": err.get("msg", "invalid")}
+        for err in exc.errors
+    ]
+    return api.create_response(
+        request, {"detail": "request is not valid", "errors": errors}, status=422
+    )
+
+
+api.add_router("/", accounts_router)

@@ -1,0 +1,151 @@
+"""questweb settings: one module, driven by environment variables, working with none.
+
+With no environment at all questweb runs embedded: SQLite (WAL) and a valkey server started by
+`make run` on a unix socket in the data directory. DATABASE_URL and REDIS_URL switch to a cluster.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+
+from questweb import config
+
+ENV = os.environ
+BASE_DIR = config.BASE_DIR
+DATA_DIR = config.data_dir(ENV)
+
+DEBUG = config.env_bool(ENV, "DEBUG", default=False)
+SECRET_KEY = config.secret_key(ENV, DATA_DIR)
+ALLOWED_HOSTS = config.allowed_hosts(ENV)
+CSRF_TRUSTED_ORIGINS = [o for o in ENV.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "channels",
+    "django_htmx",
+    "template_partials",
+    "apps.accounts",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "questweb.urls"
+WSGI_APPLICATION = "questweb.wsgi.application"
+ASGI_APPLICATION = "questweb.asgi.application"
+CSRF_FAILURE_VIEW = "questweb.views.csrf_failure"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "questweb.context_processors.navigation",
+            ],
+        },
+    },
+]
+
+DATABASES = {"default": config.database(ENV, DATA_DIR)}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_USER_MODEL = "accounts.User"
+LOGIN_URL = "accounts:login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "home"
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = DATA_DIR / "staticfiles"
+STATIC_ROOT.mkdir(exist_ok=True)  # WhiteNoise warns on every request when it is missing
+# Serve straight from static/ so `make run` needs no collectstatic step.
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = DEBUG
+
+SESSION_COOKIE_HTTPONLY = True
+CSRF_COOKIE_HTTPONLY = False  # htmx reads it to send X-CSRFToken
+SECURE_CONTENT_TYPE_NOSNIFF = True
+X_FRAME_OPTIONS = "DENY"
+if config.env_bool(ENV, "HTTPS", default=False):
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+# Redis (cluster) or the embedded valkey server: one code path for Celery and Channels.
+REDIS_URL = config.redis_url(ENV, DATA_DIR)
+EMBEDDED = config.is_embedded(ENV)
+
+config.refuse_unsafe_celery(ENV)
+CELERY_BROKER_URL = config.celery_broker_url(REDIS_URL)
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 6 * 3600}
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TIMEZONE = TIME_ZONE
+CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
+
+CHANNEL_LAYERS = {
+    "default": {
+        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "CONFIG": {
+            # socket_timeout None: with redis-py 8 a finite timeout kills idle consumers (see
+            # channels_redis #422 and shared/notes/embedded-mode.md).
+            "hosts": [{"address": REDIS_URL, "socket_timeout": None}],
+            "prefix": "questweb",
+        },
+    }
+}
+
+API_TOKEN_PREFIX = "qw_"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "filters": {"redact_tokens": {"()": "questweb.logging.RedactTokensFilter"}},
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "plain",
+            "filters": ["redact_tokens"],
+        }
+    },
+    "root": {"handlers": ["console"], "level": ENV.get("LOG_LEVEL", "INFO")},
+}
+
+# WhiteNoise hands Django's ASGI handler a file iterator that is synchronous; Django serves it
+# correctly and warns on every static file. Behind a proxy in a cluster, /static never gets here.
+warnings.filterwarnings("ignore", message="StreamingHttpResponse must consume synchronous iterators")

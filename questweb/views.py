@@ -1,0 +1,67 @@
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
+
+from questweb.health import health_report
+from questweb.sections import BY_SLUG, SECTIONS
+
+
+def _wants_json(request: HttpRequest) -> bool:
+    return request.path.startswith("/api/") or request.path == "/healthz"
+
+
+@require_GET
+def home(request: HttpRequest) -> HttpResponse:
+    return render(request, "home.html", {"sections": SECTIONS})
+
+
+@require_GET
+@never_cache
+def healthz(request: HttpRequest) -> JsonResponse:
+    healthy, report = health_report()
+    return JsonResponse(report, status=200 if healthy else 503)
+
+
+@require_GET
+@login_required
+def section(request: HttpRequest, slug: str) -> HttpResponse:
+    if slug not in BY_SLUG:
+        raise Http404(f"no section {slug}")
+    return render(request, "section.html", {"section": BY_SLUG[slug]})
+
+
+def _error(request: HttpRequest, status: int, title: str, message: str) -> HttpResponse:
+    if _wants_json(request):
+        return JsonResponse({"detail": message}, status=status)
+    context = {"status": status, "title": title, "message": message}
+    return render(request, "error.html", context, status=status)
+
+
+def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    return _error(request, 404, "Not found", f"Nothing lives at {request.path}.")
+
+
+def forbidden(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    return _error(request, 403, "Forbidden", "Your account does not have access to this page.")
+
+
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    return _error(request, 400, "Bad request", "The request could not be understood.")
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    return _error(request, 500, "Server error", "Something broke on our side; it was logged.")
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    return _error(
+        request,
+        403,
+        "Form expired",
+        "CSRF check failed: reload the page and submit again "
+        "(API clients: send the X-CSRFToken header or use a bearer token).",
+    )

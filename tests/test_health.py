@@ -1,0 +1,105 @@
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+from django.db import connection
+from django.test import Client
+
+
+from workers import heartbeat
+
+pytestmark = pytest.mark.django_db
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_healthz_reports_no_worker_when_no_queue_ever_answered(
+    client: Client, redis_client: redis.Redis
+) -> None:
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    body = response.json()
+    assert (body["db"], body["broker"], body["worker"]) == ("ok", "ok", "none")
+    assert body["version"] == "0.1.0"
+
+
+def test_healthz_reports_a_stale_worker_when_the_last_heartbeat_is_old(
+    client: Client, redis_client: redis.Redis
+) -> None:
+    long_ago = time.time() - heartbeat.STALE_AFTER_SECONDS - 5
+    heartbeat.record(redis_client, queue="default", hostname="w1", now=long_ago)
+    body = client.get("/healthz").json()
+    assert body["worker"] == "stale"
+
+
+def test_healthz_reports_an_ok_worker_when_any_worker_beat_recently(
+    client: Client, redis_client: redis.Redis
+) -> None:
+    heartbeat.record(redis_client, queue="default", hostname="old", now=time.time() - 3600)
+    heartbeat.record(redis_client, queue="default", hostname="new")
+    body = client.get("/healthz").json()
+    assert body["worker"] == "ok"
+    assert body["queues"] == {"default": "ok", "cpu": "none", "gpu": "none"}
+
+
+def test_healthz_is_503_with_broker_error_when_redis_is_unreachable(
+    client: Client, settings: Any
+) -> None:
+    settings.REDIS_URL = "redis://127.0.0.1:1/0"
+    response = client.get("/healthz")
+    assert response.status_code == 503
+    assert response.json()["broker"] == "error"
+    assert response.json()["db"] == "ok"
+
+
+@pytest.fixture
+def broken_database() -> Iterator[None]:
+    original = connection.settings_dict.copy()
+    connection.close()
+    if connection.vendor == "sqlite":
+        connection.settings_dict["NAME"] = "/nonexistent/dir/db.sqlite3"
+    else:
+        connection.settings_dict["PORT"] = 1
+    yield
+    connection.close()
+    connection.settings_dict.update(original)
+
+
+def test_healthz_is_503_with_db_error_when_the_database_is_down(
+    client: Client, redis_client: redis.Redis, broken_database: None
+) -> None:
+    response = client.get("/healthz")
+    assert response.status_code == 503
+    assert response.json()["db"] == "error"
+    assert response.json()["broker"] == "ok"
+
+
+@pytest.mark.integration
+def test_a_real_worker_makes_healthz_report_ok(
+    client: Client, redis_client: redis.Redis
+) -> None:
+    assert client.get("/healthz").json()["worker"] == "none"
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "workers", "worker", "-P", "solo",
+         "-Q", "default,cpu", "-n", f"healthz-test-{os.getpid()}@%h", "--loglevel", "WARNING"],
+        cwd=ROOT,
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "questweb.settings"},
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        body = client.get("/healthz").json()
+        while body["worker"] != "ok" and time.monotonic() < deadline:
+            assert worker.poll() is None, "the worker died at start"
+            time.sleep(0.5)
+            body = client.get("/healthz").json()
+        assert body["queues"] == {"default": "ok", "cpu": "ok", "gpu": "none"}
+    finally:
+        worker.terminate()
+        worker.wait(30)

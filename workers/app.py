@@ -1,0 +1,27 @@
+"""The Celery app. Start a worker with `celery -A workers worker -Q default,cpu` (see README)."""
+
+from __future__ import annotations
+
+import os
+
+from celery import Celery
+
+from workers import heartbeat
+from workers.queues import Queue
+from workers.routes import ROUTES
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "questweb.settings")
+
+app = Celery("questweb")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.conf.task_default_queue = Queue.DEFAULT.value
+app.conf.task_routes = ROUTES
+app.conf.beat_schedule = {
+    "heartbeat": {
+        "task": "workers.heartbeat_dispatch",
+        "schedule": float(heartbeat.INTERVAL_SECONDS),
+        "options": {"queue": Queue.DEFAULT.value, "expires": heartbeat.INTERVAL_SECONDS * 2},
+    }
+}
+app.conf.imports = ("workers.tasks",)
+app.autodiscover_tasks()
