@@ -32,8 +32,7 @@ def on_domain_error(request: HttpRequest, exc: DomainError) -> HttpResponse:
 @api.exception_handler(ValidationError)
 def on_validation_error(request: HttpRequest, exc: ValidationError) -> HttpResponse:
     errors = [
-        {"loc": list(err.get("loc", ())), "msg": err.get("msg", "invalid")}
-        for err in exc.errors
+        {"loc": list(err.get("loc", ())), "msg": err.get("msg", "invalid")} for err in exc.errors
     ]
     return api.create_response(
         request, {"detail": "request is not valid", "errors": errors}, status=422

@@ -94,7 +94,9 @@ def redis_url(env: Mapping[str, str], directory: Path) -> str:
         return f"unix://{embedded_redis_socket(directory)}?db=0"
     scheme = urlsplit(url).scheme
     if scheme not in {"redis", "rediss", "unix"}:
-        raise ConfigError(f"REDIS_URL must start with redis://, rediss:// or unix:// (got {scheme}://)")
+        raise ConfigError(
+            f"REDIS_URL must start with redis://, rediss:// or unix:// (got {scheme}://)"
+        )
     return url
 
 

@@ -44,7 +44,8 @@ class Child:
     process: subprocess.Popen[bytes] | None = field(default=None, repr=False)
 
     def start(self, env: dict[str, str]) -> None:
-        self.process = subprocess.Popen(self.argv, env=env, preexec_fn=_die_with_parent)
+        # The launcher is single-threaded, so preexec_fn is safe here.
+        self.process = subprocess.Popen(self.argv, env=env, preexec_fn=_die_with_parent)  # noqa: PLW1509
         say(f"started {self.name} (pid {self.process.pid})")
 
     def exited(self) -> int | None:

@@ -148,4 +148,6 @@ LOGGING = {
 
 # WhiteNoise hands Django's ASGI handler a file iterator that is synchronous; Django serves it
 # correctly and warns on every static file. Behind a proxy in a cluster, /static never gets here.
-warnings.filterwarnings("ignore", message="StreamingHttpResponse must consume synchronous iterators")
+warnings.filterwarnings(
+    "ignore", message="StreamingHttpResponse must consume synchronous iterators"
+)

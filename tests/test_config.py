@@ -36,7 +36,10 @@ def test_it_names_the_problem_when_the_database_url_is_garbage(tmp_path: Path) -
 def test_it_points_at_the_embedded_valkey_socket_without_redis_url(tmp_path: Path) -> None:
     url = config.redis_url({}, tmp_path)
     assert url == f"unix://{tmp_path}/valkey/valkey.sock?db=0"
-    assert config.celery_broker_url(url) == f"redis+socket://{tmp_path}/valkey/valkey.sock?virtual_host=0"
+    assert (
+        config.celery_broker_url(url)
+        == f"redis+socket://{tmp_path}/valkey/valkey.sock?virtual_host=0"
+    )
     assert config.is_embedded({})
 
 

@@ -13,7 +13,6 @@ import redis
 from django.db import connection
 from django.test import Client
 
-
 from workers import heartbeat
 
 pytestmark = pytest.mark.django_db
@@ -82,9 +81,7 @@ def test_healthz_is_503_with_db_error_when_the_database_is_down(
 
 
 @pytest.mark.integration
-def test_a_real_worker_makes_healthz_report_ok(
-    client: Client, redis_client: redis.Redis
-) -> None:
+def test_a_real_worker_makes_healthz_report_ok(client: Client, redis_client: redis.Redis) -> None:
     assert client.get("/healthz").json()["worker"] == "none"
     worker = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "workers", "worker", "-P", "solo",

@@ -8,7 +8,9 @@ under its queue. A queue is "ok" when a heartbeat ran recently, "stale" when the
 from __future__ import annotations
 
 import time
-from typing import Literal, Protocol
+from typing import Literal
+
+import redis
 
 WorkerState = Literal["ok", "stale", "none"]
 KEY = "questweb:heartbeat:{queue}"
@@ -19,25 +21,23 @@ STALE_AFTER_SECONDS = 60
 KEEP_SECONDS = 7 * 24 * 3600
 
 
-class HashStore(Protocol):
-    def hset(self, name: str, key: str, value: str) -> object: ...
-    def hgetall(self, name: str) -> dict[bytes, bytes]: ...
-    def expire(self, name: str, time: int) -> object: ...
-
-
-def record(store: HashStore, *, queue: str, hostname: str, now: float | None = None) -> None:
+def record(store: redis.Redis, *, queue: str, hostname: str, now: float | None = None) -> None:
     key = KEY.format(queue=queue)
     store.hset(key, hostname, repr(time.time() if now is None else now))
     store.expire(key, KEEP_SECONDS)
 
 
-def last_seen(store: HashStore, *, queue: str) -> dict[str, float]:
+def last_seen(store: redis.Redis, *, queue: str) -> dict[str, float]:
     raw = store.hgetall(KEY.format(queue=queue))
-    return {host.decode(): float(stamp) for host, stamp in raw.items()}
+    return {_text(host): float(stamp) for host, stamp in raw.items()}
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
 
 
 def state(
-    store: HashStore, *, queue: str, stale_after: float, now: float | None = None
+    store: redis.Redis, *, queue: str, stale_after: float, now: float | None = None
 ) -> WorkerState:
     seen = last_seen(store, queue=queue)
     if not seen:

@@ -42,9 +42,9 @@ class BrowserSession(APIKeyCookie):
         user = getattr(request, "user", None)
         if user is None or not user.is_authenticated:
             return None
-        if self.csrf and not getattr(request, "_ninja_csrf_exempt", False):
-            if check_csrf(request) is not None:
-                raise HttpError(403, "CSRF check failed: send the X-CSRFToken header")
+        exempt = getattr(request, "_ninja_csrf_exempt", False)
+        if self.csrf and not exempt and check_csrf(request) is not None:
+            raise HttpError(403, "CSRF check failed: send the X-CSRFToken header")
         return request.COOKIES.get(self.param_name)
 
     def authenticate(self, request: HttpRequest, key: str | None) -> Any:

@@ -85,7 +85,9 @@ def roles_sync() -> None:
     """Create the role groups and give each exactly its permissions (idempotent)."""
     for role, codenames in ROLE_PERMISSIONS.items():
         group, _ = Group.objects.get_or_create(name=role.value)
-        perms = Permission.objects.filter(content_type__app_label="accounts", codename__in=codenames)
+        perms = Permission.objects.filter(
+            content_type__app_label="accounts", codename__in=codenames
+        )
         group.permissions.set(perms)
 
 

@@ -34,7 +34,9 @@ def _settings_context(request: HttpRequest, **extra: Any) -> dict[str, Any]:
     }
 
 
-def _render_tokens(request: HttpRequest, context: dict[str, Any], status: int = 200) -> HttpResponse:
+def _render_tokens(
+    request: HttpRequest, context: dict[str, Any], status: int = 200
+) -> HttpResponse:
     template = "accounts/settings.html#tokens" if request.htmx else "accounts/settings.html"  # type: ignore[attr-defined]
     return render(request, template, context, status=status)
 

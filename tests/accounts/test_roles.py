@@ -13,8 +13,7 @@ pytestmark = pytest.mark.django_db
 
 def test_migrations_create_one_group_per_role_with_cumulative_permissions() -> None:
     perms = {
-        g.name: set(g.permissions.values_list("codename", flat=True))
-        for g in Group.objects.all()
+        g.name: set(g.permissions.values_list("codename", flat=True)) for g in Group.objects.all()
     }
     assert perms == {
         "viewer": {"view_workbench"},

@@ -20,7 +20,11 @@ def _login(client: Client, user: User) -> str:
     client.get("/accounts/login/")
     response = client.post(
         "/accounts/login/",
-        {"username": user.username, "password": PASSWORD, "csrfmiddlewaretoken": client.cookies["csrftoken"].value},
+        {
+            "username": user.username,
+            "password": PASSWORD,
+            "csrfmiddlewaretoken": client.cookies["csrftoken"].value,
+        },
     )
     assert response.status_code == 302
     return client.cookies["csrftoken"].value
