@@ -9,4 +9,5 @@ from questweb.sections import SECTIONS
 
 
 def navigation(request: HttpRequest) -> dict[str, Any]:
-    return {"nav_sections": SECTIONS, "version": __version__}
+    first = request.path.strip("/").split("/", 1)[0]
+    return {"nav_sections": SECTIONS, "current_section": first, "version": __version__}

@@ -27,10 +27,12 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "django.contrib.postgres",
     "channels",
     "django_htmx",
     "template_partials",
     "apps.accounts",
+    "apps.rubrics",
 ]
 
 MIDDLEWARE = [
@@ -43,6 +45,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "questweb.middleware.DomainErrorMiddleware",
 ]
 
 ROOT_URLCONF = "questweb.urls"
@@ -91,6 +94,9 @@ STATIC_ROOT.mkdir(exist_ok=True)  # WhiteNoise warns on every request when it is
 # Serve straight from static/ so `make run` needs no collectstatic step.
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
+
+# A rubric tree may be up to 5 MB of JSON; task files go through uploads (FILE_UPLOAD_*).
+DATA_UPLOAD_MAX_MEMORY_SIZE = 6 * 1024 * 1024
 
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False  # htmx reads it to send X-CSRFToken

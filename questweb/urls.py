@@ -11,6 +11,7 @@ urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
     path("api/", api.urls),
     path("accounts/", include("apps.accounts.urls")),
+    path("tasks/", include("apps.rubrics.urls")),
     path("admin/", admin.site.urls),
     path("<slug:slug>/", views.section, name="section"),
 ]

@@ -41,6 +41,13 @@ def _error(request: HttpRequest, status: int, title: str, message: str) -> HttpR
     return render(request, "error.html", context, status=status)
 
 
+TITLES = {400: "Bad request", 403: "Forbidden", 404: "Not found", 409: "Conflict", 422: "Invalid"}
+
+
+def error_page(request: HttpRequest, status: int, message: str) -> HttpResponse:
+    return _error(request, status, TITLES.get(status, "Error"), message)
+
+
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     return _error(request, 404, "Not found", f"Nothing lives at {request.path}.")
 

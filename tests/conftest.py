@@ -1,20 +1,24 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 import pytest
-import redis
-from django.conf import settings
-from django.test import Client
 
-from apps.accounts.models import User
-from apps.accounts.services import token_create
-from tests.factories import UserFactory
+# Django is imported inside the fixtures: the engine's tests (tests/quest) run without Django.
+if TYPE_CHECKING:
+    import redis
+    from django.test import Client
+
+    from apps.accounts.models import User
 
 
 @pytest.fixture
 def redis_client() -> Iterator[redis.Redis]:
     """The real Redis of the test run, with questweb's keys cleared before and after."""
+    import redis
+    from django.conf import settings
+
     client = redis.Redis.from_url(settings.REDIS_URL)
 
     def clear() -> None:
@@ -29,6 +33,8 @@ def redis_client() -> Iterator[redis.Redis]:
 
 @pytest.fixture
 def make_user(db: None) -> Callable[..., User]:
+    from tests.factories import UserFactory
+
     def make(*roles: str, **fields: object) -> User:
         user: User = UserFactory(roles=list(roles), **fields)
         return user
@@ -38,6 +44,8 @@ def make_user(db: None) -> Callable[..., User]:
 
 @pytest.fixture
 def bearer(db: None) -> Callable[[User], dict[str, str]]:
+    from apps.accounts.services import token_create
+
     def headers(user: User) -> dict[str, str]:
         issued = token_create(user=user, name="test")
         return {"Authorization": f"Bearer {issued.secret}"}
@@ -47,4 +55,38 @@ def bearer(db: None) -> Callable[[User], dict[str, str]]:
 
 @pytest.fixture
 def csrf_client() -> Client:
+    from django.test import Client
+
     return Client(enforce_csrf_checks=True)
+
+
+@pytest.fixture
+def start_worker(request: pytest.FixtureRequest) -> Iterator[Callable[[str], object]]:
+    """Start a real Celery worker process on the given queues, against the test database."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from django.db import connection
+
+    workers: list[subprocess.Popen[bytes]] = []
+
+    def start(queues: str) -> subprocess.Popen[bytes]:
+        db = connection.settings_dict
+        env = {**os.environ, "DJANGO_SETTINGS_MODULE": "questweb.settings"}
+        if db["ENGINE"].endswith("postgresql"):
+            env["DATABASE_URL"] = (
+                f"postgresql://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
+            )
+        argv = [sys.executable, "-m", "celery", "-A", "workers", "worker", "-P", "solo",
+                "-Q", queues, "-n", f"test-{os.getpid()}-{len(workers)}@%h",
+                "--loglevel", "WARNING"]  # fmt: skip
+        worker = subprocess.Popen(argv, cwd=Path(__file__).resolve().parent.parent, env=env)
+        workers.append(worker)
+        return worker
+
+    yield start
+    for worker in workers:
+        worker.terminate()
+        worker.wait(30)

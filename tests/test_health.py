@@ -1,11 +1,7 @@
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,7 +12,6 @@ from django.test import Client
 from workers import heartbeat
 
 pytestmark = pytest.mark.django_db
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_healthz_reports_no_worker_when_no_queue_ever_answered(
@@ -81,22 +76,15 @@ def test_healthz_is_503_with_db_error_when_the_database_is_down(
 
 
 @pytest.mark.integration
-def test_a_real_worker_makes_healthz_report_ok(client: Client, redis_client: redis.Redis) -> None:
+def test_a_real_worker_makes_healthz_report_ok(
+    client: Client, redis_client: redis.Redis, start_worker: Any
+) -> None:
     assert client.get("/healthz").json()["worker"] == "none"
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "workers", "worker", "-P", "solo",
-         "-Q", "default,cpu", "-n", f"healthz-test-{os.getpid()}@%h", "--loglevel", "WARNING"],
-        cwd=ROOT,
-        env={**os.environ, "DJANGO_SETTINGS_MODULE": "questweb.settings"},
-    )  # fmt: skip
-    try:
-        deadline = time.monotonic() + 60
+    worker = start_worker("default,cpu")
+    deadline = time.monotonic() + 60
+    body = client.get("/healthz").json()
+    while body["worker"] != "ok" and time.monotonic() < deadline:
+        assert worker.poll() is None, "the worker died at start"
+        time.sleep(0.5)
         body = client.get("/healthz").json()
-        while body["worker"] != "ok" and time.monotonic() < deadline:
-            assert worker.poll() is None, "the worker died at start"
-            time.sleep(0.5)
-            body = client.get("/healthz").json()
-        assert body["queues"] == {"default": "ok", "cpu": "ok", "gpu": "none"}
-    finally:
-        worker.terminate()
-        worker.wait(30)
+    assert body["queues"] == {"default": "ok", "cpu": "ok", "gpu": "none"}

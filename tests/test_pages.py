@@ -27,13 +27,13 @@ def test_the_vendored_static_files_are_served(client: Client) -> None:
 
 
 @pytest.mark.parametrize("slug", [s.slug for s in SECTIONS])
-def test_each_section_page_says_what_it_will_hold(
+def test_each_section_page_opens_with_its_tab_marked(
     client: Client, make_user: Callable[..., User], slug: str
 ) -> None:
     client.force_login(make_user("viewer"))
     response = client.get(f"/{slug}/")
     assert response.status_code == 200
-    assert "aria-current" in response.content.decode()
+    assert f'href="/{slug}/" aria-current="page"' in response.content.decode()
 
 
 def test_a_section_page_sends_anonymous_visitors_to_log_in(client: Client) -> None:

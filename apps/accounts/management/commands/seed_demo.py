@@ -13,6 +13,7 @@ from django.core.management.base import BaseCommand
 
 from apps.accounts.roles import Role
 from apps.accounts.services import user_create
+from apps.rubrics.services import demo_tasks_load
 
 DEMO_FIXTURES = Path(settings.BASE_DIR) / "fixtures" / "demo"
 
@@ -42,4 +43,6 @@ class Command(BaseCommand):
             lines.append(f"  {role.value:<10} {password:<20} {role.value}")
         for fixture in sorted(DEMO_FIXTURES.glob("*.json")):
             call_command("loaddata", str(fixture), verbosity=0)
+        added = sum(demo_tasks_load(path=path) for path in sorted(DEMO_FIXTURES.glob("*.jsonl")))
         self.stdout.write("Demo accounts (user, password, role):\n" + "\n".join(lines))
+        self.stdout.write(f"Demo tasks added: {added}")

@@ -1,0 +1,66 @@
+"""Flattens a canonical tree into rows a template renders without recursion.
+
+Recursive `{% include %}` costs a template lookup per node; a flat list with explicit "close
+this many levels" markers renders a 5,000-node tree in one pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Row:
+    node: Mapping[str, Any]
+    depth: int
+    path: str
+    is_leaf: bool
+    check: str = ""
+    closes: range = field(default_factory=lambda: range(0))
+    result: Mapping[str, Any] | None = None
+
+
+def describe_check(check: Mapping[str, Any] | None) -> str:
+    """One readable line for a leaf check, e.g. `number ≈ 1969 (±0.5)`."""
+    if not check:
+        return "no check"
+    kind = str(check.get("kind", "?"))
+    params = {k: v for k, v in check.items() if k != "kind"}
+    if kind == "judge":
+        sources = params.get("sources") or []
+        where = f" against {len(sources)} source(s)" if sources else " from the answer"
+        return f"judge: “{params.get('claim', '')}”{where}"
+    shown = ", ".join(f"{k}={_short(v)}" for k, v in params.items())
+    return f"{kind}: {shown}" if shown else kind
+
+
+def _short(value: Any) -> str:
+    text = ", ".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
+    return text if len(text) <= 80 else text[:77] + "…"
+
+
+def tree_rows(tree: Mapping[str, Any], results: Mapping[str, Any] | None = None) -> list[Row]:
+    rows: list[Row] = []
+    stack: list[tuple[Mapping[str, Any], int, str]] = [(tree["root"], 0, str(tree["root"]["id"]))]
+    while stack:
+        node, depth, path = stack.pop()
+        children = node.get("children") or []
+        row = Row(
+            node=node,
+            depth=depth,
+            path=path,
+            is_leaf=not children,
+            check="" if children else describe_check(node.get("check")),
+            result=(results or {}).get(str(node["id"])),
+        )
+        rows.append(row)
+        for child in reversed(children):
+            stack.append((child, depth + 1, f"{path}/{child['id']}"))
+    # Each internal node opens a level; a row closes every level between it and the next row.
+    for index, row in enumerate(rows):
+        next_depth = rows[index + 1].depth if index + 1 < len(rows) else 0
+        open_levels = row.depth + (0 if row.is_leaf else 1)
+        row.closes = range(max(open_levels - next_depth, 0))
+    return rows

@@ -1,0 +1,157 @@
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.html import format_html
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from apps.accounts.roles import ROLE_REQUIREMENT, Role
+from apps.common.errors import DomainError, Invalid
+from apps.rubrics import selectors, services
+from apps.rubrics.evaluation import task_try_answer
+from apps.rubrics.models import AuditState, TaskType
+from apps.rubrics.tree_view import tree_rows
+from quest.rubric.diff import diff_trees
+
+
+def _filters(request: HttpRequest) -> selectors.TaskFilters:
+    get = request.GET
+    return selectors.TaskFilters(
+        **{k: get.get(k, "")[:200] for k in selectors.TaskFilters.__dataclass_fields__}
+    )
+
+
+def _int(value: str | None, default: int) -> int:
+    try:
+        return int(value) if value else default
+    except ValueError:
+        return default
+
+
+@login_required
+@require_GET
+def task_list(request: HttpRequest) -> HttpResponse:
+    filters = _filters(request)
+    page = selectors.task_page(
+        user=request.user,  # type: ignore[arg-type]
+        filters=filters,
+        page=_int(request.GET.get("page"), 1),
+        page_size=50,
+    )
+    kept = {k: v for k, v in filters.__dict__.items() if v}
+    context = {
+        "page": page,
+        "filters": filters,
+        "querystring": urlencode(kept),
+        "facets": selectors.task_facets(user=request.user),  # type: ignore[arg-type]
+        "types": TaskType.choices,
+        "audit_states": AuditState.choices,
+        "can_import": request.user.has_perm(ROLE_REQUIREMENT[Role.ADMIN]),
+    }
+    template = "rubrics/task_list.html#results" if request.htmx else "rubrics/task_list.html"  # type: ignore[attr-defined]
+    return render(request, template, context)
+
+
+def _solution_items(solution: dict[str, Any]) -> list[dict[str, Any]]:
+    items = []
+    for name, value in solution.items():
+        if isinstance(value, dict):
+            urls = value.get("reference_urls") or value.get("urls") or []
+            urls = [u for u in urls if isinstance(u, str)] if isinstance(urls, list) else []
+            items.append({"name": name, "description": value.get("description", ""), "urls": urls})
+        else:
+            items.append(
+                {"name": "" if name == "text" else name, "description": str(value), "urls": []}
+            )
+    return items
+
+
+@login_required
+@require_GET
+def task_detail(request: HttpRequest, task_id: int) -> HttpResponse:
+    task = selectors.task_get(user=request.user, task_id=task_id)  # type: ignore[arg-type]
+    version = task.current_version
+    context = {
+        "task": task,
+        "version": version,
+        "version_count": task.versions.count(),
+        "rows": tree_rows(version.tree) if version else [],
+        "solution_items": _solution_items(task.solution),
+    }
+    return render(request, "rubrics/task_detail.html", context)
+
+
+@login_required
+@require_POST
+def task_try(request: HttpRequest, task_id: int) -> HttpResponse:
+    answer = request.POST.get("answer", "")
+    try:
+        result = task_try_answer(user=request.user, task_id=task_id, answer=answer)  # type: ignore[arg-type]
+    except DomainError as exc:
+        return HttpResponse(
+            format_html('<p class="error-text">{}</p>', exc.message), status=exc.status
+        )
+    context = {
+        "rows": tree_rows(result.tree, result.node_results),
+        "reward": result.reward,
+        "complete": result.complete,
+        "errored": result.errored,
+    }
+    return render(request, "rubrics/try_result.html", context)
+
+
+@login_required
+@require_GET
+def task_versions(request: HttpRequest, task_id: int) -> HttpResponse:
+    user = request.user
+    task = selectors.task_get(user=user, task_id=task_id)  # type: ignore[arg-type]
+    versions = list(selectors.version_list(user=user, task_id=task_id))  # type: ignore[arg-type]
+    newest = versions[0].number if versions else 0
+    a = _int(request.GET.get("a"), max(newest - 1, 1))
+    b = _int(request.GET.get("b"), newest)
+    changes = None
+    if versions and "a" in request.GET:
+        old = selectors.version_get(user=user, task_id=task_id, number=a)  # type: ignore[arg-type]
+        new = selectors.version_get(user=user, task_id=task_id, number=b)  # type: ignore[arg-type]
+        changes = diff_trees(old.tree, new.tree)
+    context = {"task": task, "versions": versions, "a": a, "b": b, "changes": changes}
+    return render(request, "rubrics/versions.html", context)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def task_import(request: HttpRequest) -> HttpResponse:
+    context: dict[str, Any] = {}
+    if request.method == "POST":
+        upload = request.FILES.get("file")
+        try:
+            if upload is None:
+                raise Invalid("choose a file to upload")
+            job = services.task_import_enqueue(
+                user=request.user,  # type: ignore[arg-type]
+                filename=upload.name or "upload.json",
+                payload=upload.read(services.MAX_UPLOAD_BYTES + 1),
+            )
+        except DomainError as exc:
+            context["form_error"] = exc.message
+            status = exc.status
+        else:
+            return redirect("rubrics:import-detail", import_id=job.pk)
+    else:
+        status = 200
+    context["imports"] = selectors.task_import_list(user=request.user)[:20]  # type: ignore[arg-type]
+    return render(request, "rubrics/import.html", context, status=status)
+
+
+@login_required
+@require_GET
+def task_import_detail(request: HttpRequest, import_id: int) -> HttpResponse:
+    job = selectors.task_import_get(user=request.user, import_id=import_id)  # type: ignore[arg-type]
+    template = (
+        "rubrics/import_detail.html#progress" if request.htmx else "rubrics/import_detail.html"
+    )  # type: ignore[attr-defined]
+    return render(request, template, {"job": job})

@@ -1,0 +1,98 @@
+"""Numbers in prose: `1,234.5 km`, `45%`, `1.2 million`, `−3` -> values with their precision."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+
+_SCALES = {
+    "thousand": 3,
+    "k": 3,
+    "million": 6,
+    "mn": 6,
+    "billion": 9,
+    "bn": 9,
+    "trillion": 12,
+}
+_NUMBER = re.compile(
+    r"(?<![\w.,])(?P<sign>[-\u2212]?)"
+    r"(?P<int>\d{1,3}(?:[,\u00a0\u202f\u2009]\d{3})+|\d+)"
+    r"(?:\.(?P<frac>\d+))?"
+    r"(?:\s?(?P<scale>thousand|million|billion|trillion|mn|bn|k)\b)?",
+    re.IGNORECASE,
+)
+# A rounded figure is only lenient when rounding moved it by at most this share of the value:
+# 66.7 -> 67 passes, 1,500 -> "2 thousand" does not.
+ROUNDING_SHARE = Decimal("0.1")
+
+
+@dataclass(frozen=True)
+class Number:
+    value: Decimal
+    quantum: Decimal  # the place of its last stated digit: 67 -> 1, 66.7 -> 0.1, 1.2 million -> 1e5
+    start: int
+    end: int
+
+
+def parse_number(text: str) -> Number | None:
+    """The whole of `text` as one number (used for check params such as "66.7")."""
+    found = list(find_numbers(text.strip()))
+    if len(found) == 1 and found[0].start == 0 and found[0].end == len(text.strip()):
+        return found[0]
+    return None
+
+
+def number_from_param(value: object) -> Number | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return Number(Decimal(value), Decimal(1), 0, 0)
+    if isinstance(value, float):
+        return _from_float(value)
+    if isinstance(value, str):
+        return parse_number(value)
+    return None
+
+
+def _from_float(value: float) -> Number | None:
+    if value != value or value in (float("inf"), float("-inf")):
+        return None
+    exact = Decimal(repr(value))  # repr is the shortest string that reads back as this float
+    exponent = exact.as_tuple().exponent
+    places = exponent if isinstance(exponent, int) else 0
+    return Number(exact, Decimal(1).scaleb(min(places, 0)), 0, 0)
+
+
+def find_numbers(text: str) -> Iterator[Number]:
+    for match in _NUMBER.finditer(text):
+        digits = re.sub(r"\D", "", match["int"])
+        frac = match["frac"] or ""
+        try:
+            value = Decimal(f"{digits}.{frac}" if frac else digits)
+        except InvalidOperation:
+            continue
+        exponent = _SCALES.get((match["scale"] or "").lower(), 0)
+        quantum = Decimal(1).scaleb(exponent - len(frac))
+        value = value.scaleb(exponent)
+        if match["sign"]:
+            value = -value
+        yield Number(value, quantum, match.start(), match.end())
+
+
+def numbers_match(found: Number, expected: Number, tolerance_abs: float, tolerance_rel: float) -> bool:
+    """Equal within tolerance, or equal once both are rounded to the coarser stated precision
+    (the judge rule "lenient on rounding": 66.7 matches 67 and 67 matches 66.7)."""
+    gap = abs(found.value - expected.value)
+    allowed = max(Decimal(repr(tolerance_abs)), Decimal(repr(tolerance_rel)) * abs(expected.value))
+    if gap <= allowed:
+        return True
+    quantum = max(found.quantum, expected.quantum)
+    if quantum > ROUNDING_SHARE * abs(expected.value):
+        return False
+    return _round(found.value, quantum) == _round(expected.value, quantum)
+
+
+def _round(value: Decimal, quantum: Decimal) -> Decimal:
+    return (value / quantum).quantize(Decimal(1), rounding=ROUND_HALF_UP)

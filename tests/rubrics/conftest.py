@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+QUEST_TREES = ROOT / "fixtures" / "quest-trees"
+
+
+@pytest.fixture
+def quest_task() -> Callable[[str], dict[str, Any]]:
+    """A real QUEST task file (shape C) from the release."""
+
+    def load(name: str = "yu_lineage") -> dict[str, Any]:
+        data: dict[str, Any] = json.loads((QUEST_TREES / f"{name}.json").read_text())
+        return data
+
+    return load
+
+
+def small_tree(question: str = "Which city is the capital of Australia?") -> dict[str, Any]:
+    """A tiny canonical tree with deterministic checks."""
+    return {
+        "format": "questweb.rubric/1",
+        "scoring": "quest",
+        "task_description": question,
+        "root": {
+            "id": "root",
+            "description": question,
+            "critical": False,
+            "strategy": "parallel",
+            "children": [
+                {
+                    "id": "capital",
+                    "description": "Names Canberra",
+                    "critical": True,
+                    "check": {"kind": "mentions", "value": "Canberra"},
+                },
+                {
+                    "id": "cited",
+                    "description": "Cites a source",
+                    "critical": False,
+                    "check": {"kind": "cites_url"},
+                },
+            ],
+        },
+    }
