@@ -10,4 +10,4 @@ from questweb.sections import SECTIONS
 
 def navigation(request: HttpRequest) -> dict[str, Any]:
     first = request.path.strip("/").split("/", 1)[0]
-    return {"nav_sections": SECTIONS, "current_section": first, "version": __version__}
+    return {"nav_sections": SECTIONS, "current_section": first, "questweb_version": __version__}

@@ -8,13 +8,16 @@ from ninja import File, Query, Router, Status
 from ninja.files import UploadedFile
 
 from apps.common.errors import Invalid
-from apps.rubrics import engine, selectors, services
+from apps.rubrics import engine, evaluation, selectors, services
 from apps.rubrics.models import RubricVersion, Task, TaskImport
 from apps.rubrics.schemas import (
+    AnswerIn,
     DiffOut,
+    EvaluationOut,
     ImportOut,
     TaskOut,
     TaskPageOut,
+    VerdictsIn,
     ValidationOut,
     VersionIn,
     VersionOut,
@@ -174,3 +177,19 @@ def imports_create(request: HttpRequest, file: File[UploadedFile]) -> Status[Imp
 @router.get("/imports/{import_id}", response=ImportOut, summary="An import's progress and report")
 def imports_get(request: HttpRequest, import_id: int) -> ImportOut:
     return _import(selectors.task_import_get(user=request.auth, import_id=import_id))  # type: ignore[attr-defined]
+
+
+@router.post("/tasks/{task_id}/score", summary="Score the current tree from leaf verdicts")
+def tasks_score(request: HttpRequest, task_id: int, payload: VerdictsIn) -> dict[str, Any]:
+    report = evaluation.task_score(user=request.auth, task_id=task_id, verdicts=payload.verdicts)  # type: ignore[attr-defined]
+    return report.to_dict()
+
+
+@router.post(
+    "/tasks/{task_id}/evaluate",
+    response=EvaluationOut,
+    summary="Evaluate an answer: per-node results and the reward breakdown",
+)
+def tasks_evaluate(request: HttpRequest, task_id: int, payload: AnswerIn) -> dict[str, Any]:
+    result = evaluation.task_try_answer(user=request.auth, task_id=task_id, answer=payload.answer)  # type: ignore[attr-defined]
+    return {"report": result.report.to_dict(), "reward": result.reward}

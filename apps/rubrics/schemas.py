@@ -87,3 +87,20 @@ class ImportOut(Schema):
     error: str
     created_at: datetime
     finished_at: datetime | None
+
+
+class VerdictsIn(Schema):
+    verdicts: dict[str, Any] = Field(
+        description='leaf id → "pass" | "fail" | "error" | "skipped", or {status, evidence, reasoning}'
+    )
+
+
+class AnswerIn(Schema):
+    answer: str = Field(
+        max_length=200_000, description="The answer text, or a <answer>…</answer> response"
+    )
+
+
+class EvaluationOut(Schema):
+    report: dict[str, Any]
+    reward: dict[str, Any]

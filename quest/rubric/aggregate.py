@@ -13,7 +13,7 @@ compiled trees; the scorer's inner loop is then one tuple lookup per internal no
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from threading import Lock
 from typing import Any, TypeAlias
 
@@ -23,7 +23,13 @@ FAILED = -1
 ERRORED = -2
 UNVERIFIED = -3
 SKIPPED = -4
-LEAF_VALUE: dict[object, int] = {"pass": 1, "fail": FAILED, "error": ERRORED, "skipped": SKIPPED, None: UNVERIFIED}
+LEAF_VALUE: dict[object, int] = {
+    "pass": 1,
+    "fail": FAILED,
+    "error": ERRORED,
+    "skipped": SKIPPED,
+    None: UNVERIFIED,
+}
 
 # Memo entries across all shapes; past this, results are computed but no longer stored, which
 # bounds memory in a long-running worker that scores millions of distinct partial scores.
@@ -41,71 +47,72 @@ class Shape:
     critical: tuple[bool, ...]
     leaf: tuple[bool, ...]
     weights: tuple[int, ...]
+    # Derived once per shape; the memo misses run through them.
+    _critical_at: tuple[int, ...] = field(init=False, compare=False, repr=False)
+    _scored_at: tuple[int, ...] = field(init=False, compare=False, repr=False)
+    _scored_weights: tuple[int, ...] = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        scored = tuple(i for i, crit in enumerate(self.critical) if not crit)
+        object.__setattr__(self, "_critical_at", tuple(i for i, c in enumerate(self.critical) if c))
+        object.__setattr__(self, "_scored_at", scored)
+        object.__setattr__(self, "_scored_weights", tuple(self.weights[i] for i in scored))
 
     def aggregate(self, states: Sequence[Any]) -> tuple[float, int]:
         """(node state, index of the first child the sequential short-circuit skips, or 0)."""
-        values = [self._value(i, state) for i, state in enumerate(states)]
-        cut = self._short_circuit(values)
+        try:
+            values = [
+                LEAF_VALUE[s] if leaf else s for s, leaf in zip(states, self.leaf, strict=True)
+            ]
+        except (KeyError, TypeError):
+            raise BadLeafState from None
+        cut = self._short_circuit(values) if self.sequential else 0
         score = self._score(values)
         if score > 0:
             return score, cut
-        return max((v for v in values if v < 0), default=SKIPPED), cut
+        return max([v for v in values if v < 0], default=SKIPPED), cut
 
-    def _value(self, index: int, state: object) -> float:
-        if self.leaf[index]:
-            if (state is None or type(state) is str) and state in LEAF_VALUE:
-                return LEAF_VALUE[state]
-            raise BadLeafState
-        if type(state) is int or type(state) is float:
-            return state
-        raise BadLeafState
-
-    def _short_circuit(self, values: list[float]) -> int:
-        if not self.sequential:
+    @staticmethod
+    def _short_circuit(values: list[float]) -> int:
+        if min(values) >= 1:
             return 0
         for index, value in enumerate(values):
             if value < 1:
-                if index + 1 < len(values):
-                    values[index + 1 :] = [SKIPPED] * (len(values) - index - 1)
-                    return index + 1
-                return 0
+                rest = len(values) - index - 1
+                values[index + 1 :] = [SKIPPED] * rest
+                return index + 1 if rest else 0
         return 0
 
     def _score(self, values: list[float]) -> float:
-        if any(value < 1 for value, crit in zip(values, self.critical, strict=True) if crit):
+        if self._critical_at and min([values[i] for i in self._critical_at]) < 1:
             return 0
-        scored = [(max(v, 0), w) for v, w, crit in zip(values, self.weights, self.critical, strict=True) if not crit]
-        if not scored:
+        if not self._scored_at:
             return 1
+        scored = [values[i] if values[i] > 0 else 0 for i in self._scored_at]
         if self.weighted:
-            return sum(v * w for v, w in scored) / sum(w for _, w in scored)
-        return sum(v for v, _ in scored) / len(scored)
+            weights = self._scored_weights
+            return sum([v * w for v, w in zip(scored, weights, strict=True)]) / sum(weights)
+        return sum(scored) / len(scored)
 
 
 class Aggregate(dict[Any, Any]):
     """Memo table of one shape: children's states (a tuple, or the bare state of an only
-    child, as itemgetter returns it) -> the node's state."""
+    child, as itemgetter returns it) -> the node's state, or (state, cut) when the sequential
+    short-circuit skips the children from index `cut` on. The tuple is rare, so the scorer's
+    loop pays one class check for it."""
 
-    __slots__ = ("cuts", "shape")
+    __slots__ = ("shape",)
 
     def __init__(self, shape: Shape) -> None:
         super().__init__()
         self.shape = shape
-        self.cuts: dict[Any, int] = {}
 
-    def __missing__(self, key: Any) -> float:
+    def __missing__(self, key: Any) -> float | tuple[float, int]:
         state, cut = self.shape.aggregate(key if len(self.shape.leaf) > 1 else (key,))
+        result = (state, cut) if cut else state
         if _MEMO.reserve():
-            self[key] = state
-            if cut:
-                self.cuts[key] = cut
-        return state
-
-    def cut(self, key: Any) -> int:
-        """Where the sequential short-circuit starts skipping for these children's states."""
-        if key in self:
-            return self.cuts.get(key, 0)
-        return self.shape.aggregate(key if len(self.shape.leaf) > 1 else (key,))[1]
+            self[key] = result
+        return result
 
 
 class _Memo:
@@ -134,7 +141,6 @@ class _Memo:
         with self.lock:
             for table in self.tables.values():
                 table.clear()
-                table.cuts.clear()
             self.entries = 0
 
 

@@ -49,7 +49,9 @@ def _number(value: ParamValue) -> str | None:
 
 
 def _tolerance(value: ParamValue) -> str | None:
-    ok = isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value < float("inf")
+    ok = (
+        isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value < float("inf")
+    )
     return None if ok else "must be a non-negative number"
 
 
@@ -83,7 +85,11 @@ def _urls(value: ParamValue) -> str | None:
 # kind -> param -> (rule, required)
 SPECS: dict[str, dict[str, tuple[ParamRule, bool]]] = {
     "mentions": {"value": (_text, True), "aliases": (_texts, False), "scope": (_scope, False)},
-    "one_of": {"values": (_nonempty_texts, True), "exclusive": (_bool, False), "scope": (_scope, False)},
+    "one_of": {
+        "values": (_nonempty_texts, True),
+        "exclusive": (_bool, False),
+        "scope": (_scope, False),
+    },
     "number": {
         "value": (_number, True),
         "tolerance_abs": (_tolerance, False),
@@ -109,7 +115,11 @@ def check_problems(check: Check) -> list[str]:
     spec = SPECS.get(check.kind)
     if spec is None:
         return [f"unknown check kind {check.kind[:40]!r} (expected one of {', '.join(KINDS)})"]
-    problems = [f"check.{key[:40]} is not a parameter of {check.kind}" for key in check.params if key not in spec]
+    problems = [
+        f"check.{key[:40]} is not a parameter of {check.kind}"
+        for key in check.params
+        if key not in spec
+    ]
     for key, (rule, required) in spec.items():
         if key not in check.params:
             if required:

@@ -1,4 +1,4 @@
-"""Dates in prose, as day ranges: `March 5, 2024` is one day, `March 2024` a month, `2024` a year."""
+"""Dates in prose as day ranges: `March 5, 2024` is a day, `March 2024` a month, `2024` a year."""
 
 from __future__ import annotations
 

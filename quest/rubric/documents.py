@@ -40,7 +40,15 @@ def normalise_url(url: str) -> str:
     port = parts.port if parts.port not in (None, 80, 443) else None
     netloc = f"{host}:{port}" if port else host
     path = parts.path.rstrip("/")
-    return urlunsplit(("https" if parts.scheme in ("http", "https") else parts.scheme, netloc, path, parts.query, ""))
+    return urlunsplit(
+        (
+            "https" if parts.scheme in ("http", "https") else parts.scheme,
+            netloc,
+            path,
+            parts.query,
+            "",
+        )
+    )
 
 
 def url_host(url: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 
 # A hostile tree can produce an error per node; past this many the rest add nothing a human reads.
@@ -22,6 +23,11 @@ class RubricError(ValueError):
         first = self.errors[0].replace("\n", " ")
         more = len(self.errors) - 1
         return f"{first} (and {more} more)" if more else first
+
+
+def quoted(value: object, limit: int = 80) -> str:
+    """A name as it appears in messages: double-quoted, escaped, cut to `limit` characters."""
+    return json.dumps(str(value)[:limit], ensure_ascii=False)
 
 
 class ErrorList:

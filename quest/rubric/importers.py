@@ -4,7 +4,8 @@ into one RubricTree, and export canonical JSON or QUEST's task-file shape C.
 Shapes (auto-detected):
   canonical  {"format": "questweb.rubric/1", "scoring", "task_description"?, "root": {id, ...}}
   A          {"Name": {"description", "critical", "aggregation_strategy"?, "children": {...}}}
-  B          {"node_name", "description", "critical", "critical_type", "aggregation_strategy", "children"}
+  B          {"node_name", "description", "critical", "critical_type", "aggregation_strategy",
+              "children"}
   C          {"task_description", "rubric_tree": <B-like node>}
   D          {"name", "critical", "aggregation", "children"}
   criteria   [{"criterion", "points"}] or {"criteria": [...], "task_description"?}
@@ -17,13 +18,13 @@ reported in `ImportedTree.notes`.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, TypeAlias
 
 from quest.rubric import readers
-from quest.rubric.errors import ErrorList, RubricError
+from quest.rubric.errors import ErrorList, RubricError, quoted
 from quest.rubric.ids import derive_ids, slugify
 from quest.rubric.model import (
     FORMAT,
@@ -39,7 +40,15 @@ from quest.rubric.model import (
     Scoring,
 )
 from quest.rubric.validate import validate_tree
-from quest.rubric.walk import NodeFields, RawNode, ReadChildren, ReadFields, preorder, type_name, walk
+from quest.rubric.walk import (
+    NodeFields,
+    RawNode,
+    ReadChildren,
+    ReadFields,
+    preorder,
+    type_name,
+    walk,
+)
 
 Shape: TypeAlias = Literal["canonical", "A", "B", "C", "D", "criteria"]
 SHAPES: tuple[Shape, ...] = ("canonical", "A", "B", "C", "D", "criteria")
@@ -81,23 +90,25 @@ def read_capped(path: Path, limit: int = MAX_PAYLOAD_BYTES) -> bytes:
     return data
 
 
+# (test, shape) in order: the first matching test names the shape of a JSON object.
+_SHAPE_TESTS: tuple[tuple[Callable[[Mapping[str, object]], bool], Shape], ...] = (
+    (lambda data: "format" in data, "canonical"),
+    (lambda data: "rubric_tree" in data, "C"),
+    (lambda data: isinstance(data.get("criteria"), list), "criteria"),
+    (lambda data: "node_name" in data, "B"),
+    (lambda data: isinstance(data.get("name"), str), "D"),
+    (lambda data: bool(data) and all(isinstance(v, Mapping) for v in data.values()), "A"),
+)
+
+
 def detect_shape(data: object) -> Shape:
     if isinstance(data, list):
         return "criteria"
     if not isinstance(data, Mapping):
         raise RubricError([f"expected a JSON object or array, got {type_name(data)}"])
-    if "format" in data:
-        return "canonical"
-    if "rubric_tree" in data:
-        return "C"
-    if isinstance(data.get("criteria"), list):
-        return "criteria"
-    if "node_name" in data:
-        return "B"
-    if isinstance(data.get("name"), str):
-        return "D"
-    if data and all(isinstance(value, Mapping) for value in data.values()):
-        return "A"
+    for test, shape in _SHAPE_TESTS:
+        if test(data):
+            return shape
     raise RubricError(
         ["unrecognised rubric shape (expected canonical JSON, QUEST shapes A-D or a criteria list)"]
     )
@@ -126,10 +137,10 @@ def import_canonical(data: object) -> ImportedTree:
         raise RubricError([f"expected a JSON object, got {type_name(data)}"])
     errors = ErrorList()
     if data.get("format") != FORMAT:
-        shown = repr(data.get("format"))[:60]
+        shown = quoted(data.get("format"), 60)
         errors.add(f"format {shown} is not supported (expected {FORMAT!r})")
     for unknown in sorted(str(key)[:60] for key in data if key not in CANONICAL_TOP_KEYS)[:5]:
-        errors.add(f"unknown top-level field {unknown!r}")
+        errors.add(f"unknown top-level field {quoted(unknown)}")
     extra = data.get("extra", {})
     if not isinstance(extra, Mapping):
         errors.add(f"extra must be an object, got {type_name(extra)}")
@@ -233,7 +244,12 @@ def _finish(
     errors.raise_if_any()
     assert raw is not None
     imported = _build(
-        shape, raw, scoring=scoring, task=task, top_extra=top_extra or {}, default_checks=default_checks
+        shape,
+        raw,
+        scoring=scoring,
+        task=task,
+        top_extra=top_extra or {},
+        default_checks=default_checks,
     )
     return ImportedTree(imported.tree, shape, tuple(notes or ()) + imported.notes)
 
@@ -265,7 +281,7 @@ def _scoring(value: object, errors: ErrorList) -> Scoring:
     for mode in SCORING_MODES:
         if value == mode:
             return mode
-    shown = repr(value)[:60] if isinstance(value, str) else type_name(value)
+    shown = quoted(value, 60) if isinstance(value, str) else type_name(value)
     errors.add(f"scoring {shown} is not one of {', '.join(SCORING_MODES)}")
     return "quest"
 
@@ -277,7 +293,7 @@ def _nodes(raw_root: RawNode, default_checks: bool) -> tuple[Node, list[str]]:
         [raw.fields.label for raw in order], [raw.fields.explicit_id for raw in order]
     )
     notes = [
-        f"{order[pos].path}: id {base!r} is already used; renamed to {ids[pos]!r}"
+        f"{order[pos].path}: id {quoted(base)} is already used; renamed to {quoted(ids[pos])}"
         for pos, base in renamed
     ]
     position = {id(raw): pos for pos, raw in enumerate(order)}
@@ -295,7 +311,9 @@ def _built(built: list[Node | None], pos: int) -> Node:
     return node
 
 
-def _node(fields: NodeFields, node_id: str, children: tuple[Node, ...], default_checks: bool) -> Node:
+def _node(
+    fields: NodeFields, node_id: str, children: tuple[Node, ...], default_checks: bool
+) -> Node:
     check = fields.check
     if check is None and not children and default_checks:
         check = Check.judge(fields.description)

@@ -20,7 +20,7 @@ Scoring: TypeAlias = Literal["quest", "weighted", "points"]
 STRATEGIES: tuple[Strategy, ...] = ("parallel", "sequential")
 SCORING_MODES: tuple[Scoring, ...] = ("quest", "weighted", "points")
 
-JSONValue: TypeAlias = "None | bool | int | float | str | list[JSONValue] | dict[str, JSONValue]"
+JSONValue: TypeAlias = "bool | int | float | str | list[JSONValue] | dict[str, JSONValue] | None"
 Scalar: TypeAlias = "str | int | float | bool | None"
 ParamValue: TypeAlias = "Scalar | tuple[Scalar, ...]"
 
@@ -33,6 +33,7 @@ MAX_TASK_TEXT = 100_000
 MAX_ID_LENGTH = 64
 MAX_EXTRA_DEPTH = 8
 POINTS_RANGE = (-10, 10)
+
 
 def _frozen(mapping: Mapping[str, object]) -> Mapping[str, object]:
     return MappingProxyType(dict(mapping))

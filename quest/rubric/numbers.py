@@ -1,7 +1,8 @@
-"""Numbers in prose: `1,234.5 km`, `45%`, `1.2 million`, `−3` -> values with their precision."""
+"""Numbers in prose: `1,234.5 km`, `45%`, `1.2 million`, `\u22123` -> value and precision."""
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -57,7 +58,7 @@ def number_from_param(value: object) -> Number | None:
 
 
 def _from_float(value: float) -> Number | None:
-    if value != value or value in (float("inf"), float("-inf")):
+    if not math.isfinite(value):
         return None
     exact = Decimal(repr(value))  # repr is the shortest string that reads back as this float
     exponent = exact.as_tuple().exponent
@@ -81,7 +82,9 @@ def find_numbers(text: str) -> Iterator[Number]:
         yield Number(value, quantum, match.start(), match.end())
 
 
-def numbers_match(found: Number, expected: Number, tolerance_abs: float, tolerance_rel: float) -> bool:
+def numbers_match(
+    found: Number, expected: Number, tolerance_abs: float, tolerance_rel: float
+) -> bool:
     """Equal within tolerance, or equal once both are rounded to the coarser stated precision
     (the judge rule "lenient on rounding": 66.7 matches 67 and 67 matches 66.7)."""
     gap = abs(found.value - expected.value)

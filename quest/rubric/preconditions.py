@@ -51,7 +51,10 @@ class Preconditions:
             own = 1 if compiled.nodes[pos].critical and self._bad[pos] else 0
             if self._bad_critical_children[parent] - own > 0:
                 return f"a critical sibling under {compiled.ids[parent]!r} already failed"
-            if compiled.nodes[parent].strategy == "sequential" and self._first_bad_child[parent] < self._rank[pos]:
+            if (
+                compiled.nodes[parent].strategy == "sequential"
+                and self._first_bad_child[parent] < self._rank[pos]
+            ):
                 return f"an earlier step of sequential {compiled.ids[parent]!r} already failed"
             pos, parent = parent, compiled.parent[parent]
         return None
@@ -60,7 +63,9 @@ class Preconditions:
         return self.blocker(leaf_id) is not None
 
 
-def should_skip(compiled: CompiledTree, leaf_id: str, verdicts: Mapping[str, str | LeafVerdict]) -> bool:
+def should_skip(
+    compiled: CompiledTree, leaf_id: str, verdicts: Mapping[str, str | LeafVerdict]
+) -> bool:
     """One-shot form: is `leaf_id` skipped given the verdicts known so far?"""
     tracker = Preconditions(compiled)
     for node_id, verdict in verdicts.items():

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from quest.rubric.errors import ErrorList
+from quest.rubric.errors import ErrorList, quoted
 from quest.rubric.model import (
     MAX_EXTRA_DEPTH,
     MAX_NODES,
@@ -50,14 +50,16 @@ def bool_field(data: Mapping[str, object], key: str, path: str, errors: ErrorLis
     return value
 
 
-def strategy_field(value: object, path: str, errors: ErrorList, *, blank_ok: bool) -> Strategy | None:
+def strategy_field(
+    value: object, path: str, errors: ErrorList, *, blank_ok: bool
+) -> Strategy | None:
     if value is None or (blank_ok and value == ""):
         return None
     for strategy in STRATEGIES:
         if value == strategy:
             return strategy
-    shown = repr(value) if isinstance(value, str) else type_name(value)
-    errors.add(f"{path}: unknown strategy {shown[:60]} (expected parallel or sequential)")
+    shown = quoted(value, 60) if isinstance(value, str) else type_name(value)
+    errors.add(f"{path}: unknown strategy {shown} (expected parallel or sequential)")
     return None
 
 
@@ -105,7 +107,10 @@ def _param(raw: object) -> ParamValue:
 
 
 def extra_fields(
-    data: Mapping[str, object], known: frozenset[str] | tuple[str, ...], path: str, errors: ErrorList
+    data: Mapping[str, object],
+    known: frozenset[str] | tuple[str, ...],
+    path: str,
+    errors: ErrorList,
 ) -> tuple[dict[str, JSONValue], int]:
     """Unknown fields, kept verbatim for lossless export, after a depth and size check."""
     extra: dict[str, JSONValue] = {}
@@ -117,7 +122,7 @@ def extra_fields(
         total += size
         if too_deep or foreign:
             why = "nested too deeply" if too_deep else "not JSON"
-            errors.add(f"{path}: field {str(key)[:60]!r} is {why}")
+            errors.add(f"{path}: field {quoted(key, 60)} is {why}")
             continue
         extra[str(key)] = value  # type: ignore[assignment]  # measure() proved it is JSON
     return extra, total
@@ -148,7 +153,7 @@ def read_canonical(
     fields = NodeFields(label=raw_id[:200], explicit_id=raw_id[:200])
     path = node_path(parent, fields)
     for unknown in sorted(str(k)[:60] for k in data if k not in CANONICAL_KEYS)[:5]:
-        errors.add(f"{path}: unknown field {unknown!r}")
+        errors.add(f"{path}: unknown field {quoted(unknown)}")
     fields.description = text_field(data, "description", path, errors) or ""
     fields.critical = bool_field(data, "critical", path, errors)
     fields.strategy = strategy_field(data.get("strategy"), path, errors, blank_ok=False)
@@ -184,7 +189,14 @@ def children_canonical(data: Mapping[str, object], path: str, errors: ErrorList)
 # -- shapes B and C (node_name, aggregation_strategy) ------------------------------------------
 
 QUEST_NODE_KEYS = frozenset(
-    {"node_name", "description", "critical", "aggregation_strategy", "children", *QUEST_EXTENSION_KEYS}
+    {
+        "node_name",
+        "description",
+        "critical",
+        "aggregation_strategy",
+        "children",
+        *QUEST_EXTENSION_KEYS,
+    }
 )
 
 
@@ -193,7 +205,9 @@ def read_quest_node(
 ) -> NodeFields | None:
     name = data.get("node_name")
     if not isinstance(name, str) or not name.strip():
-        errors.add(f"{parent or 'root'}: node_name must be a non-empty string, got {type_name(name)}")
+        errors.add(
+            f"{parent or 'root'}: node_name must be a non-empty string, got {type_name(name)}"
+        )
         return None
     fields, path = _quest_common(name[:MAX_TEXT], data, parent, errors)
     fields.description = text_field(data, "description", path, errors) or ""
@@ -237,8 +251,14 @@ def _check_quest_flags(
     if critical_type is not None:
         expected = "CRITICAL" if fields.critical else "NON-CRITICAL"
         if critical_type != expected:
-            shown = repr(critical_type)[:40] if isinstance(critical_type, str) else type_name(critical_type)
-            errors.add(f"{path}: critical_type {shown} contradicts critical={str(fields.critical).lower()}")
+            shown = (
+                quoted(critical_type, 40)
+                if isinstance(critical_type, str)
+                else type_name(critical_type)
+            )
+            errors.add(
+                f"{path}: critical_type {shown} contradicts critical={str(fields.critical).lower()}"
+            )
 
 
 def children_quest(data: Mapping[str, object], path: str, errors: ErrorList) -> ChildList:
@@ -247,7 +267,9 @@ def children_quest(data: Mapping[str, object], path: str, errors: ErrorList) -> 
 
 # -- shape D (name, aggregation) ---------------------------------------------------------------
 
-REFINED_KEYS = frozenset({"name", "description", "critical", "aggregation", "children", *QUEST_EXTENSION_KEYS})
+REFINED_KEYS = frozenset(
+    {"name", "description", "critical", "aggregation", "children", *QUEST_EXTENSION_KEYS}
+)
 
 
 def read_refined(
@@ -269,7 +291,9 @@ def read_refined(
 
 # -- shape A (keyed by name) -------------------------------------------------------------------
 
-KEYED_KEYS = frozenset({"description", "critical", "aggregation_strategy", "children", *QUEST_EXTENSION_KEYS})
+KEYED_KEYS = frozenset(
+    {"description", "critical", "aggregation_strategy", "children", *QUEST_EXTENSION_KEYS}
+)
 
 
 def read_keyed(

@@ -71,13 +71,14 @@ class ScoreReport:
     """
 
     __slots__ = (
+        "_before",
         "_compiled",
         "_details",
         "_states",
         "_undecided",
+        "_upper",
         "root_score",
         "root_score_lower",
-        "root_score_upper",
     )
 
     def __init__(
@@ -86,31 +87,47 @@ class ScoreReport:
         states: list[State],
         root_score: float,
         lower: float,
-        upper: float,
-        undecided: tuple[tuple[str, ...], tuple[str, ...]] | None,
+        upper: float | None,
+        before: list[State] | None,
         details: Mapping[str, LeafVerdict] | None,
     ) -> None:
         self._compiled = compiled
         self._states = states
-        self._undecided = undecided
+        self._before = before
         self._details = details
+        self._undecided: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+        self._upper = root_score if before is None else upper
         self.root_score = root_score
         self.root_score_lower = lower
-        self.root_score_upper = upper
+
+    @property
+    def root_score_upper(self) -> float:
+        """Root score with every errored or unverified leaf taken as the outcome that raises it."""
+        if self._upper is None:
+            assert self._before is not None  # set whenever the upper bound is left open
+            self._upper = self._compiled.upper_root_score(self._before)
+        return self._upper
 
     @property
     def complete(self) -> bool:
         """True when every leaf has a pass, fail or skipped verdict."""
-        return self._undecided is None
+        return self._before is None
 
     @property
     def errored(self) -> tuple[str, ...]:
         """Leaves whose check errored (a judge failure is not a failed criterion)."""
-        return self._undecided[0] if self._undecided else ()
+        return self._undecided_ids()[0]
 
     @property
     def unverified(self) -> tuple[str, ...]:
-        return self._undecided[1] if self._undecided else ()
+        return self._undecided_ids()[1]
+
+    def _undecided_ids(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        if self._before is None:
+            return (), ()
+        if self._undecided is None:
+            self._undecided = self._compiled.undecided(self._before)
+        return self._undecided
 
     @property
     def root_status(self) -> NodeStatus:
@@ -136,7 +153,13 @@ class ScoreReport:
             path = f"{parent_path}/{node_id}" if parent_path else node_id
             state = self._states[pos]
             results.append(
-                NodeResult(node_id, path, score_of_state(state), status_of_state(state), self.verdict_of(node_id))
+                NodeResult(
+                    node_id,
+                    path,
+                    score_of_state(state),
+                    status_of_state(state),
+                    self.verdict_of(node_id),
+                )
             )
             stack.extend((kid, path) for kid in reversed(compiled.children[pos]))
         return results

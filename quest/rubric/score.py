@@ -16,20 +16,19 @@ errored could still be met, so lower may sit below root_score.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from itertools import compress, repeat
 from operator import itemgetter
 from typing import Any
 
 from quest.rubric.aggregate import LEAF_VALUE, Aggregate, BadLeafState, Shape, State, table_for
-from quest.rubric.errors import ErrorList, RubricError
+from quest.rubric.errors import ErrorList, RubricError, quoted
 from quest.rubric.model import Node, RubricTree
 from quest.rubric.report import ScoreReport, score_of_state
 from quest.rubric.validate import check_tree
 from quest.rubric.verdict import LeafVerdict, status_of
 
 _UPPER: dict[object, str] = {"error": "pass", None: "pass"}
-Plan = tuple[tuple[int, Aggregate, Any], ...]
 
 
 class CompiledTree:
@@ -55,12 +54,17 @@ class CompiledTree:
                 parent[kid] = pos
         self.parent: tuple[int, ...] = tuple(parent)
         self._zeros = tuple(repeat(0, len(internal)))
-        self._plan, self._sequential = self._layout(tree.scoring == "weighted")
-        self._points = tuple(node.weight or 0 for node in leaves) if tree.scoring == "points" else ()
+        self._layout(tree.scoring == "weighted")
+        self._points = (
+            tuple(node.weight or 0 for node in leaves) if tree.scoring == "points" else ()
+        )
 
-    def _layout(self, weighted: bool) -> tuple[Plan, tuple[tuple[Aggregate, Any, tuple[int, ...]], ...]]:
-        plan = []
-        sequential = []
+    def _layout(self, weighted: bool) -> None:
+        """Per internal node, in post-order: its shape's memo table and an itemgetter of its
+        children's positions. Kept as two flat tuples: they are read once per score, and
+        tuples of shared objects stay small enough to remain in cache across scores."""
+        tables: list[Aggregate] = []
+        getters: list[Any] = []
         for pos in range(self.leaf_count, len(self.nodes)):
             node, kids = self.nodes[pos], self.children[pos]
             shape = Shape(
@@ -68,13 +72,13 @@ class CompiledTree:
                 sequential=node.strategy == "sequential",
                 critical=tuple(child.critical for child in node.children),
                 leaf=tuple(kid < self.leaf_count for kid in kids),
-                weights=tuple(1 if child.weight is None else child.weight for child in node.children),
+                weights=tuple(1 if c.weight is None else c.weight for c in node.children),
             )
-            table, getter = table_for(shape), itemgetter(*kids)
-            plan.append((pos, table, getter))
-            if shape.sequential:
-                sequential.append((table, getter, kids))
-        return tuple(plan), tuple(sequential)
+            tables.append(table_for(shape))
+            getters.append(itemgetter(*kids))
+        self._tables = tuple(tables)
+        self._getters = tuple(getters)
+        self._positions = range(self.leaf_count, len(self.nodes))
 
     # -- scoring -------------------------------------------------------------------------------
 
@@ -82,67 +86,104 @@ class CompiledTree:
         """Score one set of leaf verdicts: node id -> "pass" | "fail" | "error" | "skipped", or a
         LeafVerdict. Leaves without a verdict are unverified. Raises RubricError on ids that are
         not leaves and on unknown statuses."""
-        states: list[State] = list(map(verdicts.get, self.leaf_ids))
-        if len(states) - states.count(None) == len(verdicts):
+        lookup: Callable[[str], Any] = verdicts.get
+        states: list[State] = list(map(lookup, self.leaf_ids))
+        missing = states.count(None)
+        if len(states) - missing == len(verdicts):
             try:
-                return self._score(states, None)
+                return self._score(states, None, bool(missing) or "error" in states)
             except (BadLeafState, TypeError):
                 pass  # LeafVerdict objects, bad statuses or unhashable junk: the careful path
         states, details = self._normalise(verdicts)
-        return self._score(states, details)
+        return self._score(states, details, None in states or "error" in states)
 
-    def _score(self, leaf_states: list[State], details: Mapping[str, LeafVerdict] | None) -> ScoreReport:
+    def _score(
+        self, states: list[State], details: Mapping[str, LeafVerdict] | None, undecided: bool
+    ) -> ScoreReport:
         if self._points:
-            return self._score_points(leaf_states, details)
-        pending = leaf_states.count(None) + leaf_states.count("error")
-        undecided = self._undecided(leaf_states) if pending else None
-        upper = self._root_state(list(map(_UPPER.get, leaf_states, leaf_states))) if pending else None
-        states = leaf_states
+            return self._score_points(states, details)
         states += self._zeros
-        for pos, table, getter in self._plan:
-            states[pos] = table[getter(states)]
+        overwritten: list[tuple[int, State]] = []
+        for pos, table, getter in zip(self._positions, self._tables, self._getters):
+            state = table[getter(states)]
+            if state.__class__ is tuple:
+                state = self._short_circuit(states, pos, state, overwritten)
+            states[pos] = state
         root = self._checked_root(states[-1])
-        for table, getter, kids in self._sequential:
-            cut = table.cut(getter(states))
-            if cut:
-                for kid in kids[cut:]:
-                    states[kid] = "skipped"
-        lower = score_of_state(root)
-        return ScoreReport(self, states, lower, lower, score_of_state(upper) if pending else lower, undecided, details)
+        # Kept only when some leaf is undecided: the bracket and the lists of errored and
+        # unverified leaves are computed from the states as they were before the skips.
+        before = _undo(states, overwritten) if undecided else None
+        score = score_of_state(root)
+        return ScoreReport(self, states, score, score, None, before, details)
 
-    def _root_state(self, states: list[State]) -> State:
-        states += self._zeros
-        for pos, table, getter in self._plan:
-            states[pos] = table[getter(states)]
-        return self._checked_root(states[-1])
+    def _short_circuit(
+        self,
+        states: list[State],
+        pos: int,
+        result: tuple[float, int],
+        overwritten: list[tuple[int, State]],
+    ) -> float:
+        """Mark the children after a sequential node's first failure as skipped. Only this node
+        reads them, and it already has, so the marks change no other score."""
+        state, cut = result
+        for kid in self.children[pos][cut:]:
+            overwritten.append((kid, states[kid]))
+            states[kid] = "skipped"
+        return state
+
+    def upper_root_score(self, before: list[State]) -> float:
+        """Root score with every undecided leaf taken as passed. Only the ancestors of those
+        leaves change, so only they are recomputed, children before parents."""
+        states = before[:]
+        dirty: set[int] = set()
+        for pos in _positions(states, self.leaf_count):
+            states[pos] = "pass"
+            parent = self.parent[pos]
+            while parent >= 0 and parent not in dirty:
+                dirty.add(parent)
+                parent = self.parent[parent]
+        for pos in sorted(dirty):
+            at = pos - self.leaf_count
+            state = self._tables[at][self._getters[at](states)]
+            states[pos] = state[0] if state.__class__ is tuple else state
+        return score_of_state(states[-1])
+
+    def undecided(self, before: list[State]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(errored leaf ids, unverified leaf ids) of a scored verdict set."""
+        leaves = before[: self.leaf_count]
+        errored = tuple(compress(self.leaf_ids, [state == "error" for state in leaves]))
+        unverified = tuple(compress(self.leaf_ids, [state is None for state in leaves]))
+        return errored, unverified
 
     def _checked_root(self, root: State) -> State:
         # A one-leaf tree never reaches an Aggregate, which is where statuses are checked.
-        if not self._plan and root not in LEAF_VALUE:
+        if not self._tables and root not in LEAF_VALUE:
             raise BadLeafState
         return root
 
-    def _undecided(self, leaf_states: list[State]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        errored = tuple(compress(self.leaf_ids, [state == "error" for state in leaf_states]))
-        unverified = tuple(compress(self.leaf_ids, [state is None for state in leaf_states]))
-        return errored, unverified
-
-    def _score_points(self, leaf_states: list[State], details: Mapping[str, LeafVerdict] | None) -> ScoreReport:
-        """HealthBench / ResearchRubrics: sum of met points over the sum of positive points."""
+    def _score_points(
+        self, leaf_states: list[State], details: Mapping[str, LeafVerdict] | None
+    ) -> ScoreReport:
+        """HealthBench / ResearchRubrics: sum of met points over the sum of positive points.
+        An undecided negative criterion may yet be met, so the bracket is computed here."""
         for state in leaf_states:
             if state not in LEAF_VALUE or not (state is None or type(state) is str):
                 raise BadLeafState
         met = [state == "pass" for state in leaf_states]
-        undecided = [state is None or state == "error" for state in leaf_states]
-        root = _points_score(self._points, met)
-        lower = _points_score(self._points, [m or (u and p < 0) for m, u, p in zip(met, undecided, self._points)])
-        upper = _points_score(self._points, [m or (u and p > 0) for m, u, p in zip(met, undecided, self._points)])
+        open_ = [state is None or state == "error" for state in leaf_states]
+        points = self._points
+        root = _points_score(points, met)
+        low = [m or (u and p < 0) for m, u, p in zip(met, open_, points, strict=True)]
+        high = [m or (u and p > 0) for m, u, p in zip(met, open_, points, strict=True)]
         states = list(leaf_states)
         states.append(_points_state(root, leaf_states))
-        pending = any(undecided)
-        return ScoreReport(self, states, root, lower, upper, self._undecided(leaf_states) if pending else None, details)
+        before = states[:] if any(open_) else None
+        bounds = (_points_score(points, low), _points_score(points, high))
+        return ScoreReport(self, states, root, bounds[0], bounds[1], before, details)
 
-    def _normalise(self, verdicts: Mapping[str, str | LeafVerdict]) -> tuple[list[State], dict[str, LeafVerdict]]:
+    def _normalise(
+        self, verdicts: Mapping[str, str | LeafVerdict]
+    ) -> tuple[list[State], dict[str, LeafVerdict]]:
         errors = ErrorList()
         states: list[State] = [None] * self.leaf_count
         details: dict[str, LeafVerdict] = {}
@@ -150,7 +191,7 @@ class CompiledTree:
             pos = self.index.get(key) if isinstance(key, str) else None
             if pos is None or pos >= self.leaf_count:
                 what = "an internal node" if pos is not None else "an unknown node"
-                errors.add(f"verdict given for {what} {str(key)[:80]!r}")
+                errors.add(f"verdict given for {what} {quoted(key)}")
                 continue
             try:
                 if isinstance(value, LeafVerdict):
@@ -169,7 +210,9 @@ def compile_tree(tree: RubricTree) -> CompiledTree:
     return CompiledTree(tree)
 
 
-def score_tree(tree: RubricTree | CompiledTree, verdicts: Mapping[str, str | LeafVerdict]) -> ScoreReport:
+def score_tree(
+    tree: RubricTree | CompiledTree, verdicts: Mapping[str, str | LeafVerdict]
+) -> ScoreReport:
     compiled = tree if isinstance(tree, CompiledTree) else compile_tree(tree)
     return compiled.score(verdicts)
 
@@ -185,6 +228,27 @@ def _points_state(score: float, leaf_states: list[State]) -> float:
         return score
     codes = [LEAF_VALUE[state] for state in leaf_states if LEAF_VALUE[state] < 0]
     return max(codes, default=-4)
+
+
+def _undo(states: list[State], overwritten: list[tuple[int, State]]) -> list[State]:
+    before = states[:]
+    for pos, state in overwritten:
+        before[pos] = state
+    return before
+
+
+def _positions(states: list[State], leaf_count: int) -> list[int]:
+    """Positions of the undecided leaves (None or "error"), found by C-level scans."""
+    found: list[int] = []
+    for wanted in (None, "error"):
+        pos = -1
+        while True:
+            try:
+                pos = states.index(wanted, pos + 1, leaf_count)
+            except ValueError:
+                break
+            found.append(pos)
+    return found
 
 
 def _post_order(root: Node) -> list[Node]:

@@ -12,12 +12,13 @@ from functools import lru_cache
 MAX_SCAN = 400_000
 
 _SEPARATORS = re.compile(r"[\W_]+", re.UNICODE)
-STOPWORDS = frozenset(
-    """a an and are as at be been but by for from has have he her his in is it its of on or
-    she that the their them they this to was were which who will with not no than then there
-    these those into over also its our your you we i me my us can could would should may
-    might must shall do does did done about after before between during under above such""".split()
-)
+_STOPWORD_TEXT = """
+a an and are as at be been but by for from has have he her his in is it its of on or she that the
+their them they this to was were which who will with not no than then there these those into over
+also our your you we i me my us can could would should may might must shall do does did done about
+after before between during under above such
+"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 
 def fold(text: str) -> str:
@@ -88,4 +89,8 @@ def snippet(text: str, start: int, end: int, context: int = 80) -> str:
 
 def key_tokens(text: str) -> list[str]:
     """Content words and numbers of a fact: what a supporting page must also contain."""
-    return [tok for tok in fold(text).split() if tok not in STOPWORDS and (len(tok) > 2 or tok.isdigit())]
+    return [
+        tok
+        for tok in fold(text).split()
+        if tok not in STOPWORDS and (len(tok) > 2 or tok.isdigit())
+    ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from quest.rubric.checkspec import check_problems
-from quest.rubric.errors import ErrorList, RubricError
+from quest.rubric.errors import ErrorList, RubricError, quoted
 from quest.rubric.ids import is_valid_id
 from quest.rubric.model import (
     MAX_DEPTH,
@@ -74,30 +74,36 @@ def _walk(tree: RubricTree, errors: ErrorList) -> None:
         stack.extend((child, path, depth + 1) for child in reversed(node.children))
 
 
-def _node_rules(node: Node, path: str, scoring: str, errors: ErrorList, first_seen: dict[str, str]) -> None:
+def _node_rules(
+    node: Node, path: str, scoring: str, errors: ErrorList, first_seen: dict[str, str]
+) -> None:
     _identity(node, path, errors, first_seen)
     _text_fields(node, path, errors)
     if not isinstance(node.critical, bool):
         errors.add(f"{path}: critical must be true or false, got {type_name(node.critical)}")
     if node.strategy not in STRATEGIES:
-        errors.add(f"{path}: unknown strategy {str(node.strategy)[:40]!r} (expected parallel or sequential)")
+        shown = str(node.strategy)[:40]
+        errors.add(f"{path}: unknown strategy {quoted(shown)} (expected parallel or sequential)")
     _weight(node, path, scoring, errors)
     if node.children:
         _internal(node, path, scoring, errors)
     else:
         _leaf(node, path, errors)
-    _, too_deep, foreign = measure(dict(node.extra))
-    if too_deep or foreign:
-        errors.add(f"{path}: extra fields must be JSON nested at most a few levels")
+    if node.extra:
+        _, too_deep, foreign = measure(dict(node.extra))
+        if too_deep or foreign:
+            errors.add(f"{path}: extra fields must be JSON nested at most a few levels")
 
 
 def _identity(node: Node, path: str, errors: ErrorList, first_seen: dict[str, str]) -> None:
     if not isinstance(node.id, str) or not is_valid_id(node.id):
-        shown = repr(node.id)[:70]
-        errors.add(f"{path}: id {shown} must be 1-64 characters of a-z, 0-9, _ or -, starting alnum")
+        shown = quoted(node.id, 70)
+        errors.add(
+            f"{path}: id {shown} must be 1-64 characters of a-z, 0-9, _ or -, starting alnum"
+        )
         return
     if node.id in first_seen:
-        errors.add(f"{path}: duplicate id {node.id!r} (also at {first_seen[node.id]})")
+        errors.add(f"{path}: duplicate id {quoted(node.id)} (also at {first_seen[node.id]})")
     else:
         first_seen[node.id] = path
 
@@ -132,7 +138,7 @@ def _internal(node: Node, path: str, scoring: str, errors: ErrorList) -> None:
     if node.critical is True:
         for child in children:
             if child.critical is not True:
-                errors.add(f"{path}: critical parent has non-critical child {child.id!r}")
+                errors.add(f"{path}: critical parent has non-critical child {quoted(child.id)}")
     if scoring == "weighted":
         light = [c for c in children if not c.critical and isinstance(c.weight, int)]
         scored = [c for c in children if not c.critical]

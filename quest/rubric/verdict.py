@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
-from quest.rubric.errors import RubricError
+from quest.rubric.errors import RubricError, quoted
 from quest.rubric.model import JSONValue
 from quest.rubric.walk import type_name
 
@@ -48,7 +48,9 @@ def verdict_from_json(value: object, where: str) -> LeafVerdict:
     if isinstance(value, str):
         return LeafVerdict(status_of(value, where))
     if not isinstance(value, Mapping):
-        raise RubricError([f"{where}: verdict must be a status or an object, got {type_name(value)}"])
+        raise RubricError(
+            [f"{where}: verdict must be a status or an object, got {type_name(value)}"]
+        )
     status = status_of(value.get("status"), where)
     evidence = value.get("evidence") or {}
     if not isinstance(evidence, Mapping):
@@ -65,8 +67,10 @@ def status_of(value: object, where: str) -> VerdictStatus:
     for status in VERDICT_STATUSES:
         if value == status and isinstance(value, str):
             return status
-    shown = repr(value)[:40] if isinstance(value, str) else type_name(value)
-    raise RubricError([f"{where}: verdict status {shown} is not one of {', '.join(VERDICT_STATUSES)}"])
+    shown = quoted(value, 40) if isinstance(value, str) else type_name(value)
+    raise RubricError(
+        [f"{where}: verdict status {shown} is not one of {', '.join(VERDICT_STATUSES)}"]
+    )
 
 
 def _text(value: object) -> str:

@@ -83,14 +83,12 @@ def measure(value: object, max_depth: int = MAX_EXTRA_DEPTH) -> tuple[int, bool,
                 return size, True, False
             seen.add(id(item))
             size += 2
-            children = list(item.items()) if isinstance(item, dict) else list(item)
-            for child in children:
-                if isinstance(child, tuple):
-                    key, child = child
-                    if not isinstance(key, str):
-                        return size, False, True
-                    size += len(key) + 3
-                stack.append((child, depth + 1))
+            if isinstance(item, dict):
+                if not all(isinstance(key, str) for key in item):
+                    return size, False, True
+                size += sum(len(key) + 3 for key in item)
+            values = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in values)
             if size > MAX_PAYLOAD_BYTES:
                 return size, False, False
         else:

@@ -1,0 +1,52 @@
+"""Evaluating an answer against a tree: run every leaf check in an order that respects the
+preconditions, so leaves whose outcome can no longer matter are skipped without a judge call."""
+
+from __future__ import annotations
+
+from quest.rubric.checks import CheckContext, run_check
+from quest.rubric.documents import DocumentStore
+from quest.rubric.judge import ChatClient
+from quest.rubric.model import RubricTree
+from quest.rubric.preconditions import Preconditions, evaluation_order
+from quest.rubric.report import ScoreReport
+from quest.rubric.score import CompiledTree, compile_tree
+from quest.rubric.verdict import LeafVerdict
+
+
+def evaluate(
+    tree: RubricTree | CompiledTree,
+    answer: str,
+    store: DocumentStore | None = None,
+    judge: ChatClient | None = None,
+    *,
+    task: str | None = None,
+) -> ScoreReport:
+    """Check every leaf of `tree` against `answer` and score the verdicts. Judge leaves with no
+    judge configured get an `error` verdict ("no judge configured"), so the report says it is
+    incomplete rather than scoring them as failures."""
+    compiled = tree if isinstance(tree, CompiledTree) else compile_tree(tree)
+    ctx = CheckContext(
+        answer=answer,
+        task=compiled.tree.task_description if task is None else task,
+        store=store,
+        judge=judge,
+    )
+    return compiled.score(leaf_verdicts(compiled, ctx))
+
+
+def leaf_verdicts(compiled: CompiledTree, ctx: CheckContext) -> dict[str, LeafVerdict]:
+    tracker = Preconditions(compiled)
+    verdicts: dict[str, LeafVerdict] = {}
+    for leaf_id in evaluation_order(compiled):
+        blocker = tracker.blocker(leaf_id)
+        if blocker is not None:
+            verdict = LeafVerdict(
+                "skipped", reasoning=f"precondition: {blocker}", judge="precondition"
+            )
+        else:
+            check = compiled.nodes[compiled.index[leaf_id]].check
+            assert check is not None  # compile_tree validated that every leaf has one
+            verdict = run_check(check, ctx)
+        tracker.record(leaf_id, verdict.status)
+        verdicts[leaf_id] = verdict
+    return verdicts

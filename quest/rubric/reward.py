@@ -1,0 +1,178 @@
+"""The RL reward of QUEST-SPEC §2: R = 0.75·base + 0.25·valid_rate·clip(base, 0, 1).
+
+Citation credit is capped by task success, so cited gibberish and an uncited correct answer
+both lose. An empty <answer> earns 0; a task whose verifier cannot run is *dropped* (value
+None), never scored 0, so a broken verifier cannot teach the policy anything.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, TypeAlias
+
+from quest.rubric.citations import Citation, CitedAnswer, parse_citations
+from quest.rubric.documents import DocumentStore
+from quest.rubric.errors import RubricError
+from quest.rubric.evaluate import evaluate
+from quest.rubric.judge import ChatClient, ClaimJudge
+from quest.rubric.model import JSONValue, RubricTree
+from quest.rubric.numbers import find_numbers, numbers_match
+from quest.rubric.report import ScoreReport
+from quest.rubric.score import CompiledTree
+from quest.rubric.text import fold, key_tokens
+
+Label: TypeAlias = Literal["supported", "unsupported", "unknown"]
+BASE_SHARE = 0.75
+CITATION_SHARE = 0.25
+# Share of a fact's content words a page must contain for deterministic support.
+TOKEN_SHARE = 0.6
+_LABELS: dict[str, Label] = {"pass": "supported", "fail": "unsupported"}
+_ANSWER = re.compile(r"<answer>(.*?)</answer>", re.DOTALL | re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class LabelledCitation:
+    citation: Citation
+    label: Label
+    reason: str
+
+    def to_dict(self) -> dict[str, JSONValue]:
+        return {
+            "fact": self.citation.fact,
+            "url": self.citation.url,
+            "label": self.label,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class Reward:
+    value: float | None  # None when the task is dropped
+    base: float | None
+    valid_rate: float
+    citations: tuple[LabelledCitation, ...] = ()
+    reason: str = ""
+
+    @property
+    def dropped(self) -> bool:
+        return self.value is None
+
+    def to_dict(self) -> dict[str, JSONValue]:
+        return {
+            "reward": self.value,
+            "dropped": self.dropped,
+            "base": self.base,
+            "valid_rate": self.valid_rate,
+            "reason": self.reason,
+            "citations": [c.to_dict() for c in self.citations],
+        }
+
+
+def combine(base: float, valid_rate: float) -> float:
+    clipped = min(1.0, max(0.0, base))
+    return BASE_SHARE * base + CITATION_SHARE * valid_rate * clipped
+
+
+def extract_answer(response: str) -> str:
+    """The last <answer>…</answer> of a response; a response without tags is all answer."""
+    found = _ANSWER.findall(response)
+    return found[-1].strip() if found else response.strip()
+
+
+def valid_rate(labels: Sequence[LabelledCitation]) -> float:
+    """supported / (supported + unsupported); 0 with no citations or only unknown ones."""
+    supported = sum(1 for item in labels if item.label == "supported")
+    unsupported = sum(1 for item in labels if item.label == "unsupported")
+    return supported / (supported + unsupported) if supported + unsupported else 0.0
+
+
+def label_citations(
+    cited: CitedAnswer,
+    store: DocumentStore | None,
+    judge: ChatClient | None = None,
+    *,
+    task: str = "",
+) -> tuple[LabelledCitation, ...]:
+    """Check each (fact, url) pair against its page: deterministically (the fact's numbers and
+    most of its content words appear on the page) or, with a judge, by the claim judge. A page
+    the store cannot return is unsupported: citing an unreadable page earns nothing."""
+    claim_judge = ClaimJudge(judge, store) if judge is not None else None
+    return tuple(_label(c, cited.text, store, claim_judge, task) for c in cited.citations)
+
+
+def _label(
+    citation: Citation,
+    answer: str,
+    store: DocumentStore | None,
+    claim_judge: ClaimJudge | None,
+    task: str,
+) -> LabelledCitation:
+    if store is None:
+        return LabelledCitation(citation, "unknown", "no document store configured")
+    if claim_judge is not None:
+        verdict = claim_judge.verdict(
+            citation.fact, task=task, answer=answer, sources=[citation.url]
+        )
+        return LabelledCitation(citation, _LABELS.get(verdict.status, "unknown"), verdict.reasoning)
+    page = store.get(citation.url)
+    if page is None:
+        return LabelledCitation(citation, "unsupported", "page unreachable")
+    return _lexical_support(citation, page.text)
+
+
+def _lexical_support(citation: Citation, page_text: str) -> LabelledCitation:
+    tokens = [tok for tok in key_tokens(citation.fact) if not tok.isdigit()]
+    numbers = list(find_numbers(citation.fact))
+    if not tokens and not numbers:
+        return LabelledCitation(citation, "unknown", "nothing checkable in the cited sentence")
+    page_numbers = list(find_numbers(page_text)) if numbers else []
+    missing = [n for n in numbers if not any(numbers_match(p, n, 0.0, 0.0) for p in page_numbers)]
+    if missing:
+        return LabelledCitation(
+            citation,
+            "unsupported",
+            f"page does not state {citation.fact[missing[0].start : missing[0].end]}",
+        )
+    words = set(fold(page_text).split())
+    share = sum(1 for tok in tokens if tok in words) / len(tokens) if tokens else 1.0
+    if share >= TOKEN_SHARE:
+        return LabelledCitation(
+            citation, "supported", f"{share:.0%} of the fact's key words are on the page"
+        )
+    return LabelledCitation(
+        citation, "unsupported", f"only {share:.0%} of the fact's key words are on the page"
+    )
+
+
+def reward_from_report(report: ScoreReport, labels: Sequence[LabelledCitation]) -> Reward:
+    """R for an objective task. An incomplete report whose undecided leaves could still move
+    the score is a verifier that did not run: the task is dropped."""
+    rate = valid_rate(labels)
+    if report.root_score_lower != report.root_score_upper:
+        bracket = f"[{report.root_score_lower:.3f}, {report.root_score_upper:.3f}]"
+        undecided = f"{len(report.errored)} errored and {len(report.unverified)} unverified leaves"
+        reason = f"{undecided} leave the score in {bracket}"
+        return Reward(None, None, rate, tuple(labels), reason)
+    base = report.root_score
+    return Reward(combine(base, rate), base, rate, tuple(labels))
+
+
+def answer_reward(
+    tree: RubricTree | CompiledTree,
+    response: str,
+    store: DocumentStore | None = None,
+    judge: ChatClient | None = None,
+) -> Reward:
+    """Reward of a full agent response for an objective task (rubric-tree base)."""
+    answer = extract_answer(response)
+    if not answer:
+        return Reward(0.0, 0.0, 0.0, (), "empty answer")
+    try:
+        report = evaluate(tree, answer, store, judge)
+    except RubricError as exc:
+        return Reward(None, None, 0.0, (), f"verifier cannot run: {exc.summary()}")
+    task = tree.tree.task_description if isinstance(tree, CompiledTree) else tree.task_description
+    labels = label_citations(parse_citations(answer), store, judge, task=task)
+    return reward_from_report(report, labels)
