@@ -28,9 +28,11 @@ run: migrate
 	DEBUG=1 $(PY) manage.py seed_demo
 	DEBUG=$${DEBUG:-1} PORT=$(PORT) exec $(PY) -m questweb.embedded
 
+# The engine's tests run with Django switched off, which proves quest/ needs no web framework.
 test: $(STAMP)
+	$(PY) -m pytest -p no:django -W ignore::pytest.PytestConfigWarning tests/quest $(PYTEST_ARGS)
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} \
-		$(PY) -m pytest $(PYTEST_ARGS)
+		$(PY) -m pytest --ignore=tests/quest $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

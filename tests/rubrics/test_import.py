@@ -174,3 +174,37 @@ def test_an_upload_is_imported_by_a_real_worker_on_the_cpu_queue(
         status = client.get(f"/api/imports/{job_id}", headers=headers).json()["status"]
     assert status == "done"
     assert Task.objects.get().question == "q"
+
+
+def test_the_import_page_uploads_and_shows_the_report(
+    client: Client, make_user: Callable[..., User]
+) -> None:
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    client.force_login(make_user("admin"))
+    bad = json.dumps({"question": "q", "rubric": {"format": "questweb.rubric/1"}}).encode()
+    response = client.post("/tasks/import/", {"file": SimpleUploadedFile("bad.json", bad)})
+    assert response.status_code == 302
+    job_id = int(response["Location"].rstrip("/").rsplit("/", 1)[1])
+    queued = client.get(f"/tasks/import/{job_id}/", headers={"HX-Request": "true"}).content.decode()
+    assert 'hx-trigger="every 1s"' in queued  # keeps polling while queued
+    _run(job_id)
+    done = client.get(f"/tasks/import/{job_id}/", headers={"HX-Request": "true"}).content.decode()
+    assert "Nothing was imported" in done and "item 1" in done and "every 1s" not in done
+
+
+def test_the_import_page_refuses_a_missing_file(
+    client: Client, make_user: Callable[..., User]
+) -> None:
+    client.force_login(make_user("admin"))
+    response = client.post("/tasks/import/", {})
+    assert response.status_code == 422
+    assert "choose a file" in response.content.decode()
+
+
+def test_a_viewer_cannot_open_the_import_page(
+    client: Client, make_user: Callable[..., User]
+) -> None:
+    client.force_login(make_user("viewer"))
+    response = client.get("/tasks/import/")
+    assert response.status_code == 403

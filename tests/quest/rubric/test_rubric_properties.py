@@ -20,7 +20,9 @@ def trees(draw: st.DrawFn, scoring: str = "quest") -> RubricTree:
         node_id = f"n{next(counter)}"
         weight = draw(st.integers(0, 5)) if scoring == "weighted" else None
         if depth >= 4 or draw(st.booleans()):
-            return Node(node_id, f"leaf {node_id}", critical=critical, weight=weight, check=Check.judge("c"))
+            return Node(
+                node_id, f"leaf {node_id}", critical=critical, weight=weight, check=Check.judge("c")
+            )
         kids = [
             build(depth + 1, critical or draw(st.booleans()))
             for _ in range(draw(st.integers(1, 4)))
@@ -28,7 +30,14 @@ def trees(draw: st.DrawFn, scoring: str = "quest") -> RubricTree:
         if scoring == "weighted" and not any(k.weight for k in kids if not k.critical):
             kids = [k if k.critical else Node(**{**k.__dict__, "weight": 1}) for k in kids]
         strategy = draw(st.sampled_from(["parallel", "sequential"]))
-        return Node(node_id, f"node {node_id}", critical=critical, strategy=strategy, weight=weight, children=tuple(kids))
+        return Node(
+            node_id,
+            f"node {node_id}",
+            critical=critical,
+            strategy=strategy,
+            weight=weight,
+            children=tuple(kids),
+        )
 
     return RubricTree(build(1, False), scoring=scoring)  # type: ignore[arg-type]
 
@@ -68,7 +77,9 @@ def reference_score(node: Node, verdicts: Mapping[str, str], weighted: bool) -> 
 
 @settings(max_examples=300, deadline=None)
 @given(scored())
-def test_the_compiled_scorer_agrees_with_the_spec_read_literally(case: tuple[RubricTree, dict[str, str]]) -> None:
+def test_the_compiled_scorer_agrees_with_the_spec_read_literally(
+    case: tuple[RubricTree, dict[str, str]],
+) -> None:
     tree, verdicts = case
     report = compile_tree(tree).score(verdicts)
     assert report.root_score == reference_score(tree.root, verdicts, weighted=False)
@@ -78,9 +89,13 @@ def test_the_compiled_scorer_agrees_with_the_spec_read_literally(case: tuple[Rub
 
 @settings(max_examples=200, deadline=None)
 @given(scored("weighted"))
-def test_weighted_scoring_agrees_with_a_weighted_reading_of_the_spec(case: tuple[RubricTree, dict[str, str]]) -> None:
+def test_weighted_scoring_agrees_with_a_weighted_reading_of_the_spec(
+    case: tuple[RubricTree, dict[str, str]],
+) -> None:
     tree, verdicts = case
-    assert compile_tree(tree).score(verdicts).root_score == reference_score(tree.root, verdicts, weighted=True)
+    assert compile_tree(tree).score(verdicts).root_score == reference_score(
+        tree.root, verdicts, weighted=True
+    )
 
 
 @settings(max_examples=300, deadline=None)
@@ -98,7 +113,9 @@ def test_turning_a_leaf_from_fail_to_pass_never_lowers_the_root(
 
 @settings(max_examples=300, deadline=None)
 @given(scored())
-def test_the_bracket_holds_every_way_the_undecided_leaves_could_go(case: tuple[RubricTree, dict[str, str]]) -> None:
+def test_the_bracket_holds_every_way_the_undecided_leaves_could_go(
+    case: tuple[RubricTree, dict[str, str]],
+) -> None:
     tree, verdicts = case
     compiled = compile_tree(tree)
     report = compiled.score(verdicts)

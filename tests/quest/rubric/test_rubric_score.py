@@ -47,7 +47,10 @@ def test_golden_patent_tree_zeroes_a_patent_whose_constraints_fail() -> None:
     assert report.root_score == pytest.approx(2 / 3)
     assert report.status_of("patent_0") == "failed"
     assert report.status_of("patent_0_constraints") == "failed"
-    assert (report.score_of("patent_0_additional_info"), report.status_of("patent_0_additional_info")) == (
+    assert (
+        report.score_of("patent_0_additional_info"),
+        report.status_of("patent_0_additional_info"),
+    ) == (
         0.0,
         "skipped",
     )
@@ -58,7 +61,9 @@ def test_golden_patent_tree_averages_additional_information() -> None:
     # patent_1: inventors_main fails its gate, so additional_info = (0 + 1 + 1 + 1) / 4 = 0.75
     # and patent_1 = (constraints 1 + additional 0.75) / 2 = 0.875; patent_2 likewise through
     # filing_date_provided. Root = (1 + 0.875 + 0.875) / 3 = 0.91666...
-    verdicts = all_pass(PATENT, patent_1_inventors_accurate="fail", patent_2_filing_date_provided="fail")
+    verdicts = all_pass(
+        PATENT, patent_1_inventors_accurate="fail", patent_2_filing_date_provided="fail"
+    )
     report = score_tree(PATENT, verdicts)
     assert report.score_of("patent_1_additional_info") == 0.75
     assert report.score_of("patent_1") == 0.875
@@ -139,7 +144,9 @@ def test_passed_critical_children_are_left_out_of_the_mean() -> None:
 
 
 def test_sequential_short_circuit_zeroes_everything_after_the_first_miss() -> None:
-    t = tree(node("root", leaf("a"), node("mid", leaf("m1"), leaf("m2")), leaf("c"), sequential=True))
+    t = tree(
+        node("root", leaf("a"), node("mid", leaf("m1"), leaf("m2")), leaf("c"), sequential=True)
+    )
     report = score_tree(t, {"a": "pass", "m1": "pass", "m2": "fail", "c": "pass"})
     assert report.root_score == pytest.approx((1 + 0.5 + 0) / 3)
     assert (report.score_of("c"), report.status_of("c")) == (0.0, "skipped")
@@ -152,9 +159,18 @@ def test_a_skipped_critical_sibling_fails_the_gate() -> None:
 
 
 def test_statuses_follow_the_spec() -> None:
-    t = tree(node("root", node("x", leaf("x1"), leaf("x2")), node("y", leaf("y1")), node("z", leaf("z1"))))
+    t = tree(
+        node(
+            "root", node("x", leaf("x1"), leaf("x2")), node("y", leaf("y1")), node("z", leaf("z1"))
+        )
+    )
     report = score_tree(t, {"x1": "pass", "x2": "fail", "y1": "skipped", "z1": "fail"})
-    assert [report.status_of(n) for n in ("x", "y", "z", "root")] == ["partial", "skipped", "failed", "partial"]
+    assert [report.status_of(n) for n in ("x", "y", "z", "root")] == [
+        "partial",
+        "skipped",
+        "failed",
+        "partial",
+    ]
 
 
 def test_an_unverified_leaf_scores_0_and_makes_the_report_incomplete() -> None:
@@ -169,21 +185,27 @@ def test_a_zero_node_reports_failure_before_error_before_unverified_before_skip(
     t = tree(node("root", leaf("a"), leaf("b"), leaf("c"), leaf("d")))
     assert score_tree(t, {"a": "skipped", "b": "error", "c": "fail"}).root_status == "failed"
     assert score_tree(t, {"a": "skipped", "b": "error"}).root_status == "error"
-    assert score_tree(t, {"a": "skipped", "b": "skipped", "c": "skipped"}).root_status == "unverified"
+    assert (
+        score_tree(t, {"a": "skipped", "b": "skipped", "c": "skipped"}).root_status == "unverified"
+    )
     verdicts = {x: "skipped" for x in "abcd"}
     assert score_tree(t, verdicts).root_status == "skipped"
 
 
 def test_weighted_scoring_takes_a_weighted_mean_and_keeps_the_gate() -> None:
     t = tree(
-        node("root", leaf("a", weight=3), leaf("b", weight=1), leaf("c", critical=True)), scoring="weighted"
+        node("root", leaf("a", weight=3), leaf("b", weight=1), leaf("c", critical=True)),
+        scoring="weighted",
     )
     assert score_tree(t, {"a": "pass", "b": "fail", "c": "pass"}).root_score == 0.75
     assert score_tree(t, {"a": "pass", "b": "pass", "c": "fail"}).root_score == 0.0
 
 
 def test_points_scoring_divides_met_points_by_positive_points_and_clips() -> None:
-    t = tree(node("root", leaf("good", weight=6), leaf("ok", weight=4), leaf("bad", weight=-5)), scoring="points")
+    t = tree(
+        node("root", leaf("good", weight=6), leaf("ok", weight=4), leaf("bad", weight=-5)),
+        scoring="points",
+    )
     assert score_tree(t, {"good": "pass", "ok": "fail", "bad": "fail"}).root_score == 0.6
     assert score_tree(t, {"good": "pass", "ok": "pass", "bad": "pass"}).root_score == 0.5
     assert score_tree(t, {"good": "fail", "ok": "fail", "bad": "pass"}).root_score == 0.0
@@ -212,7 +234,10 @@ def test_leaf_verdict_objects_are_accepted_and_kept_in_the_report() -> None:
     report = score_tree(t, {"a": verdict, "b": "fail"})
     assert report.root_score == 0.5
     assert report.verdict_of("a") == verdict
-    assert report.to_dict()["nodes"][1]["verdict"]["evidence"] == {"url": "https://x.org", "quote": "quote"}
+    assert report.to_dict()["nodes"][1]["verdict"]["evidence"] == {
+        "url": "https://x.org",
+        "quote": "quote",
+    }
 
 
 @pytest.mark.parametrize(
@@ -262,6 +287,8 @@ def test_the_report_lists_nodes_in_file_order_with_paths() -> None:
 
 
 def test_compiling_an_invalid_tree_raises() -> None:
-    bad = RubricTree(Node("root", "r", critical=True, children=(Node("a", "d", check=Check.judge("c")),)))
+    bad = RubricTree(
+        Node("root", "r", critical=True, children=(Node("a", "d", check=Check.judge("c")),))
+    )
     with pytest.raises(RubricError, match="critical parent has non-critical child"):
         compile_tree(bad)

@@ -1,0 +1,47 @@
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from apps.accounts.models import User
+from apps.rubrics.models import Task
+from apps.rubrics.services import demo_tasks_load
+from tests.factories import PASSWORD
+from tests.rubrics.conftest import ROOT
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _login(page: Any, base: str, user: User, next_url: str) -> None:
+    page.goto(f"{base}/accounts/login/?next={next_url}")
+    page.fill("input[name=username]", user.username)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button:has-text('Log in')")
+    page.wait_for_url(f"{base}{next_url}")
+
+
+def test_a_viewer_finds_a_task_and_watches_an_answer_light_up_the_tree(
+    live_server: Any, page: Any, make_user: Callable[..., User]
+) -> None:
+    demo_tasks_load(path=ROOT / "fixtures" / "demo" / "tasks.jsonl")
+    task = Task.objects.get(provenance__demo_id="kilimanjaro")
+    _login(page, live_server.url, make_user("viewer"), "/tasks/")
+
+    page.fill("input[name=q]", "Africa")
+    page.wait_for_selector("#task-results >> text=1 task")
+    page.click("text=Name the highest mountain in Africa")
+    page.wait_for_url(f"{live_server.url}/tasks/{task.pk}/")
+    assert page.locator("li.leaf").count() == 3
+
+    page.fill("textarea[name=answer]", "Mount Kilimanjaro is 5,895 m high and stands in Kenya.")
+    page.click("button:has-text('Score it')")
+    page.wait_for_selector("[data-testid=reward-value]")
+    assert page.locator("li.leaf[data-node=mountain]").get_attribute("class").endswith("st-pass")
+    assert "st-fail" in page.locator("li.leaf[data-node=country]").get_attribute("class")
+    # root = mean of the two non-critical leaves (height passes, country fails)
+    assert page.locator("[data-testid=reward-value]").inner_text() == "0.375"
+
+    page.locator("li.node[data-node=root] > details > summary").click()
+    assert not page.locator("li.leaf[data-node=height]").is_visible()

@@ -1,0 +1,218 @@
+from __future__ import annotations
+
+import pytest
+
+from quest.rubric import Check, CheckContext, Document, InMemoryDocumentStore, run_check
+
+WIKI = "https://en.wikipedia.org/wiki/Eiffel_Tower"
+STORE = InMemoryDocumentStore(
+    [
+        Document(
+            WIKI,
+            "Eiffel Tower",
+            "The tower is 330 metres (1,083 ft) tall. It opened on 31 March 1889.",
+        ),
+        Document("https://example.org/other", "Other", "Nothing relevant here."),
+    ]
+)
+
+
+def verdict(kind: str, answer: str, store: InMemoryDocumentStore | None = None, **params: object):
+    return run_check(Check(kind, params), CheckContext(answer=answer, store=store))  # type: ignore[arg-type]
+
+
+# -- mentions and one_of -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["It is in SÃO PAULO.", "it is in sao-paulo", "São  Paulo!", "in  são\npaulo, brazil"],
+)
+def test_mentions_ignores_case_accents_punctuation_and_spacing(answer: str) -> None:
+    assert verdict("mentions", answer, value="São Paulo").status == "pass"
+
+
+def test_mentions_matches_whole_words_only() -> None:
+    assert verdict("mentions", "Parisian cafes", value="Paris").status == "fail"
+
+
+def test_mentions_accepts_aliases_and_quotes_the_original_text() -> None:
+    result = verdict(
+        "mentions", "The capital, Paname, is lovely.", value="Paris", aliases=["Paname"]
+    )
+    assert result.status == "pass"
+    assert "Paname" in result.evidence.quote
+    assert result.judge == "check:mentions"
+
+
+def test_mentions_failure_says_what_was_missing() -> None:
+    assert verdict("mentions", "Lyon", value="Paris").reasoning == "'Paris' is not mentioned"
+
+
+def test_mentions_can_look_in_the_cited_pages() -> None:
+    answer = f"See [the article]({WIKI})."
+    result = verdict("mentions", answer, STORE, value="1,083 ft", scope="cited_pages")
+    assert result.status == "pass"
+    assert result.evidence.url == WIKI
+
+
+def test_reading_cited_pages_without_a_store_is_an_error_not_a_failure() -> None:
+    assert verdict("mentions", f"[x]({WIKI})", value="x", scope="cited_pages").status == "error"
+
+
+def test_one_of_passes_on_any_value_and_exclusive_refuses_several() -> None:
+    assert verdict("one_of", "We chose Spain.", values=["France", "Spain"]).status == "pass"
+    assert (
+        verdict("one_of", "Spain or France.", values=["France", "Spain"], exclusive=True).status
+        == "fail"
+    )
+    assert verdict("one_of", "Italy.", values=["France", "Spain"]).status == "fail"
+
+
+# -- numbers -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("answer", "value", "params"),
+    [
+        ("It is 1,083 ft tall.", 1083, {}),
+        ("about 1 083 ft", 1083, {}),
+        ("Share: 66.7%.", 66.7, {}),
+        ("roughly 67 percent", 66.7, {}),
+        ("exactly 66.7", 67, {}),
+        ("2.3 million people", 2_300_000, {}),
+        ("1.2 million visitors", 1_234_567, {}),
+        ("it costs $4,999.99", 5000, {"tolerance_abs": 0.5}),
+        ("grew 10.4%", 10, {"tolerance_rel": 0.05}),
+        ("a temperature of -3 C", -3, {}),
+    ],
+)
+def test_number_matches_despite_separators_units_and_rounding(
+    answer: str, value: float, params: dict
+) -> None:
+    assert verdict("number", answer, value=value, **params).status == "pass"
+
+
+@pytest.mark.parametrize(
+    ("answer", "value"),
+    [
+        ("It is 1,084 ft.", 1083),
+        ("in 2019", 2020),
+        ("about 2 thousand", 1500),
+        ("5", 4.6),
+        ("v1.2.3", 2),
+    ],
+)
+def test_number_refuses_other_values(answer: str, value: float) -> None:
+    assert verdict("number", answer, value=value).status == "fail"
+
+
+def test_number_quotes_the_sentence_it_found() -> None:
+    result = verdict("number", "The tower is 330 metres tall.", value=330)
+    assert result.evidence.quote == "The tower is 330 metres tall."
+
+
+# -- dates -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Opened 1889-03-31.",
+        "Opened March 31, 1889.",
+        "Opened 31 March 1889.",
+        "opened Mar. 31st, 1889",
+        "31st of March 1889",
+    ],
+)
+def test_date_reads_common_formats(answer: str) -> None:
+    assert verdict("date", answer, value="1889-03-31").status == "pass"
+
+
+def test_date_value_at_month_precision_accepts_any_day_of_it() -> None:
+    assert verdict("date", "on 5 March 2024", value="2024-03").status == "pass"
+    assert verdict("date", "in 2024", value="2024-03").status == "fail"
+
+
+def test_date_ranges_are_inclusive() -> None:
+    assert (
+        verdict("date", "published in June 2023", after="2023-01-01", before="2023-12-31").status
+        == "pass"
+    )
+    assert verdict("date", "published in 2022", after="2023").status == "fail"
+    assert verdict("date", "published 2023-12-31", before="2023").status == "pass"
+
+
+def test_impossible_dates_are_not_dates() -> None:
+    assert verdict("date", "on 2024-02-30", value="2024-02").status == "fail"
+
+
+# -- regex -------------------------------------------------------------------------------------
+
+
+def test_regex_matches_and_quotes_the_match() -> None:
+    result = verdict("regex", "Patent US 11,234,567 B2", pattern=r"US\s[\d,]+\sB\d")
+    assert (result.status, result.evidence.quote) == ("pass", "US 11,234,567 B2")
+
+
+def test_regex_runs_line_by_line_on_huge_text_quickly() -> None:
+    import time
+
+    started = time.perf_counter()
+    result = verdict("regex", ("a" * 1_999 + "\n") * 200, pattern=r"a*a*b")
+    assert result.status == "fail"
+    assert time.perf_counter() - started < 5
+
+
+def test_regex_can_ignore_case() -> None:
+    assert verdict("regex", "PARIS", pattern="paris", ignore_case=True).status == "pass"
+
+
+# -- citations ---------------------------------------------------------------------------------
+
+
+def test_cites_url_accepts_any_citation_when_no_url_is_given() -> None:
+    assert verdict("cites_url", f"Tall [1].\n\n[1] {WIKI}").status == "pass"
+    assert verdict("cites_url", "Tall, trust me.").status == "fail"
+
+
+def test_cites_url_matches_normalised_urls_and_bare_hosts() -> None:
+    answer = "See [here](http://www.en.wikipedia.org/wiki/Eiffel_Tower/#history)."
+    assert verdict("cites_url", answer, urls=[WIKI]).status == "pass"
+    assert verdict("cites_url", answer, urls=["wikipedia.org"]).status == "pass"
+    assert verdict("cites_url", answer, urls=["britannica.com"]).status == "fail"
+
+
+def test_source_supports_passes_when_the_page_cited_next_to_the_value_states_it() -> None:
+    result = verdict(
+        "source_supports", f"The tower is 330 m tall [1].\n\n[1]: {WIKI}", STORE, value=330
+    )
+    assert result.status == "pass"
+    assert result.evidence.url == WIKI and "330 metres" in result.evidence.quote
+
+
+def test_source_supports_fails_without_a_citation_next_to_the_value() -> None:
+    answer = f"The tower is 330 m tall. Source: elsewhere.\n\nMore at [wiki]({WIKI})."
+    assert (
+        verdict("source_supports", answer, STORE, value=330).reasoning == "no citation next to 330"
+    )
+
+
+def test_source_supports_fails_when_the_page_does_not_state_the_value() -> None:
+    answer = "The tower is 330 m tall ([x](https://example.org/other))."
+    assert verdict("source_supports", answer, STORE, value=330).status == "fail"
+
+
+def test_source_supports_counts_an_unreachable_page_as_unsupported() -> None:
+    result = verdict(
+        "source_supports",
+        "It opened in 1889 ([x](https://gone.example/page)).",
+        STORE,
+        value="1889",
+    )
+    assert result.status == "fail"
+    assert "unreachable" in result.reasoning
+
+
+def test_source_supports_without_a_store_is_an_error() -> None:
+    assert verdict("source_supports", f"330 m [x]({WIKI})", value=330).status == "error"
