@@ -7,7 +7,6 @@ Framework-free: nothing here imports Django or any web or queue library.
 
 from __future__ import annotations
 
-from quest.rubric.aggregate import clear_memo
 from quest.rubric.checks import CheckContext, run_check
 from quest.rubric.citations import Citation, CitedAnswer, parse_citations, strip_citations
 from quest.rubric.documents import Document, DocumentStore, InMemoryDocumentStore, load_docs_jsonl
@@ -79,7 +78,6 @@ __all__ = [
     "ScoreReport",
     "answer_reward",
     "check_tree",
-    "clear_memo",
     "combine",
     "compile_tree",
     "detect_shape",

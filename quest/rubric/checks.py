@@ -16,8 +16,8 @@ from quest.rubric.documents import Document, DocumentStore, normalise_url, url_h
 from quest.rubric.judge import ChatClient, ClaimJudge
 from quest.rubric.model import Check, ParamValue
 from quest.rubric.numbers import find_numbers, number_from_param, numbers_match
-from quest.rubric.regex_guard import search
-from quest.rubric.text import fold, fold_with_origin, snippet
+from quest.rubric.regex_guard import SEARCH_SECONDS, RegexTimeout, search
+from quest.rubric.text import MAX_SCAN, fold, fold_with_origin, snippet
 from quest.rubric.verdict import Evidence, LeafVerdict
 
 Source = tuple[str, str]  # (url, text); the answer itself has url ""
@@ -184,7 +184,12 @@ def _date(check: Check, ctx: CheckContext) -> LeafVerdict:
 
 def _regex(check: Check, ctx: CheckContext) -> LeafVerdict:
     pattern = str(check.params["pattern"])
-    match = search(pattern, ctx.answer, ignore_case=bool(check.params.get("ignore_case")))
+    try:
+        match = search(
+            pattern, ctx.answer[:MAX_SCAN], ignore_case=bool(check.params.get("ignore_case"))
+        )
+    except RegexTimeout:
+        return _error(check, f"the regex ran past {SEARCH_SECONDS} s and was stopped")
     if match is None:
         return _verdict(check, False, "the pattern does not match the answer")
     return _verdict(check, True, "the pattern matches", Evidence("", match[0][:300]))

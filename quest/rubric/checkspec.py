@@ -5,7 +5,7 @@ in Python gets the same scrutiny as one imported from JSON.
   one_of           values: [str], exclusive?: bool, scope?
   number           value: number or numeric string, tolerance_abs?: >=0, tolerance_rel?: >=0, scope?
   date             value?: date, after?: date, before?: date (at least one), scope?
-  regex            pattern: str (restricted, see regex_guard), ignore_case?: bool
+  regex            pattern: str (no backreferences; runs with a time limit), ignore_case?: bool
   cites_url        urls?: [str] (a URL, or a bare host such as "patents.google.com")
   source_supports  value: str or number
   judge            claim: str, sources?: [http(s) URL]

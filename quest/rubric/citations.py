@@ -84,8 +84,13 @@ def strip_citations(answer: str) -> str:
     kept = [line for number, (_, line) in enumerate(lines) if number not in reference_lines]
     body = "\n".join(kept)
     body = _LINK.sub(lambda m: m[1], body)
-    body = _MARKER.sub("", _BARE_URL.sub("", body))
+    body = _MARKER.sub("", _BARE_URL.sub(_keep_trailing_punctuation, body))
     return "\n".join(_tidy(line) for line in body.split("\n")).strip()
+
+
+def _keep_trailing_punctuation(match: re.Match[str]) -> str:
+    url = match[0]
+    return url[len(url.rstrip(_TRAILING_PUNCT)) :]
 
 
 def _tidy(text: str) -> str:

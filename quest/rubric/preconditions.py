@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from quest.rubric.errors import quoted
 from quest.rubric.score import CompiledTree
 from quest.rubric.verdict import LeafVerdict
 
@@ -50,12 +51,14 @@ class Preconditions:
         while parent >= 0:
             own = 1 if compiled.nodes[pos].critical and self._bad[pos] else 0
             if self._bad_critical_children[parent] - own > 0:
-                return f"a critical sibling under {compiled.ids[parent]!r} already failed"
+                return f"a critical sibling under {quoted(compiled.ids[parent])} already failed"
             if (
                 compiled.nodes[parent].strategy == "sequential"
                 and self._first_bad_child[parent] < self._rank[pos]
             ):
-                return f"an earlier step of sequential {compiled.ids[parent]!r} already failed"
+                return (
+                    f"an earlier step of sequential {quoted(compiled.ids[parent])} already failed"
+                )
             pos, parent = parent, compiled.parent[parent]
         return None
 

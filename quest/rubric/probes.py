@@ -130,7 +130,7 @@ def _judge_ranking(probes: dict[str, Probe]) -> list[str]:
     if cited.reward < plain.reward:
         reasons.append(f"citations lower the reward ({cited.reward:.3f} < {plain.reward:.3f})")
     if plain.root_score <= 0:
-        reasons.append("the reference solution scores 0")
+        reasons.append("the solution without citations scores 0")
     if violated is not None and not plain.reward > violated.reward:
         reasons.append(
             f"violating {violated.note} does not lower the reward ({violated.reward:.3f})"

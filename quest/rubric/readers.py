@@ -93,6 +93,8 @@ def check_field(value: object, path: str, errors: ErrorList) -> Check | None:
             errors.add(f"{path}: check.{key} must be a scalar or a list of scalars")
             continue
         params[str(key)] = param
+    if kind == "judge":
+        params.setdefault("sources", ())  # so a judge check reads the same with or without it
     return Check(kind, params)
 
 

@@ -1,9 +1,11 @@
 """Scoring a rubric tree from leaf verdicts (QUEST-SPEC §1.1), compiled once, scored many times.
 
 compile_tree() validates the tree and lays it out as flat arrays: leaves first (left to right),
-then internal nodes in post-order, so the root is last and every child precedes its parent. A
-score is then one C-level pass that reads the verdicts of the leaves, and one memo lookup per
-internal node (see aggregate.py) instead of a recursive walk.
+then internal nodes in post-order, so the root is last and every child precedes its parent.
+Each internal node becomes one plan entry holding itemgetters over its critical children, its
+other children and all children. A score is then one C-level pass that reads the leaves'
+verdicts, and one iteration per internal node whose work (gathering children, min, sum) runs
+in C, instead of a recursive walk. Node statuses are derived from the scores on first access.
 
 Errors and unverified leaves: `root_score` follows the spec (an unverified or errored leaf
 scores 0). Because a judge error is not a failure, the report also gives the bracket that the
@@ -16,19 +18,28 @@ errored could still be met, so lower may sit below root_score.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from itertools import compress, repeat
-from operator import itemgetter
+from collections.abc import Callable, Mapping, Sequence
+from itertools import repeat
+from operator import itemgetter, mul
 from typing import Any
 
-from quest.rubric.aggregate import LEAF_VALUE, Aggregate, BadLeafState, Shape, State, table_for
 from quest.rubric.errors import ErrorList, RubricError, quoted
 from quest.rubric.model import Node, RubricTree
-from quest.rubric.report import ScoreReport, score_of_state
+from quest.rubric.report import LEAF_SCORE, ScoreReport
 from quest.rubric.validate import check_tree
 from quest.rubric.verdict import LeafVerdict, status_of
 
-_UPPER: dict[object, str] = {"error": "pass", None: "pass"}
+# (position, critical children, other children, divisor, (all children, their positions) when
+#  sequential, weights of the other children when weighted)
+Entry = tuple[int, Any, Any, float, "tuple[Any, tuple[int, ...]] | None", "tuple[int, ...] | None"]
+
+
+def _getter(positions: Sequence[int]) -> Any:
+    """An itemgetter that always returns a tuple: a lone position is asked for twice, and
+    divisors and weights are doubled to match, so no call site has to special-case it."""
+    if len(positions) == 1:
+        return itemgetter(positions[0], positions[0])
+    return itemgetter(*positions)
 
 
 class CompiledTree:
@@ -53,32 +64,33 @@ class CompiledTree:
             for kid in kids:
                 parent[kid] = pos
         self.parent: tuple[int, ...] = tuple(parent)
-        self._zeros = tuple(repeat(0, len(internal)))
-        self._layout(tree.scoring == "weighted")
-        self._points = (
-            tuple(node.weight or 0 for node in leaves) if tree.scoring == "points" else ()
+        self.weighted = tree.scoring == "weighted"
+        # Scores of internal nodes start at 0; one extra slot always holds 1.0, so a node without
+        # critical (or without other) children reads that slot and needs no branch.
+        self._one = len(self.nodes)
+        self._tail = (*repeat(0.0, len(internal)), 1.0)
+        self._plan = tuple(self._entry(pos) for pos in range(self.leaf_count, len(self.nodes)))
+        self._points = tuple(n.weight or 0 for n in leaves) if tree.scoring == "points" else ()
+
+    def _entry(self, pos: int) -> Entry:
+        node, kids = self.nodes[pos], self.children[pos]
+        flags = [child.critical for child in node.children]
+        critical = [kid for kid, crit in zip(kids, flags, strict=True) if crit] or [self._one]
+        scored = [kid for kid, crit in zip(kids, flags, strict=True) if not crit] or [self._one]
+        weights = [self._weight(kid) for kid in scored] + ([0] if len(scored) == 1 else [])
+        divisor = float(sum(weights) if self.weighted else len(weights))
+        return (
+            pos,
+            _getter(critical),
+            _getter(scored),
+            divisor,
+            (_getter(kids), kids) if node.strategy == "sequential" else None,
+            tuple(weights) if self.weighted else None,
         )
 
-    def _layout(self, weighted: bool) -> None:
-        """Per internal node, in post-order: its shape's memo table and an itemgetter of its
-        children's positions. Kept as two flat tuples: they are read once per score, and
-        tuples of shared objects stay small enough to remain in cache across scores."""
-        tables: list[Aggregate] = []
-        getters: list[Any] = []
-        for pos in range(self.leaf_count, len(self.nodes)):
-            node, kids = self.nodes[pos], self.children[pos]
-            shape = Shape(
-                weighted=weighted,
-                sequential=node.strategy == "sequential",
-                critical=tuple(child.critical for child in node.children),
-                leaf=tuple(kid < self.leaf_count for kid in kids),
-                weights=tuple(1 if c.weight is None else c.weight for c in node.children),
-            )
-            tables.append(table_for(shape))
-            getters.append(itemgetter(*kids))
-        self._tables = tuple(tables)
-        self._getters = tuple(getters)
-        self._positions = range(self.leaf_count, len(self.nodes))
+    def _weight(self, pos: int) -> int:
+        weight = self.nodes[pos].weight if pos < len(self.nodes) else None
+        return 1 if weight is None else weight
 
     # -- scoring -------------------------------------------------------------------------------
 
@@ -87,105 +99,99 @@ class CompiledTree:
         LeafVerdict. Leaves without a verdict are unverified. Raises RubricError on ids that are
         not leaves and on unknown statuses."""
         lookup: Callable[[str], Any] = verdicts.get
-        states: list[State] = list(map(lookup, self.leaf_ids))
-        missing = states.count(None)
-        if len(states) - missing == len(verdicts):
+        statuses: list[Any] = list(map(lookup, self.leaf_ids))
+        missing = statuses.count(None)
+        if len(statuses) - missing == len(verdicts):
             try:
-                return self._score(states, None, bool(missing) or "error" in states)
-            except (BadLeafState, TypeError):
+                scores = list(map(LEAF_SCORE.__getitem__, statuses))
+            except (KeyError, TypeError):
                 pass  # LeafVerdict objects, bad statuses or unhashable junk: the careful path
-        states, details = self._normalise(verdicts)
-        return self._score(states, details, None in states or "error" in states)
+            else:
+                return self._score(statuses, scores, None, bool(missing) or "error" in statuses)
+        statuses, details = self._normalise(verdicts)
+        scores = list(map(LEAF_SCORE.__getitem__, statuses))
+        return self._score(statuses, scores, details, None in statuses or "error" in statuses)
 
     def _score(
-        self, states: list[State], details: Mapping[str, LeafVerdict] | None, undecided: bool
+        self,
+        statuses: list[str | None],
+        scores: list[float],
+        details: Mapping[str, LeafVerdict] | None,
+        undecided: bool,
     ) -> ScoreReport:
         if self._points:
-            return self._score_points(states, details)
-        states += self._zeros
-        overwritten: list[tuple[int, State]] = []
-        for pos, table, getter in zip(self._positions, self._tables, self._getters):
-            state = table[getter(states)]
-            if state.__class__ is tuple:
-                state = self._short_circuit(states, pos, state, overwritten)
-            states[pos] = state
-        root = self._checked_root(states[-1])
-        # Kept only when some leaf is undecided: the bracket and the lists of errored and
-        # unverified leaves are computed from the states as they were before the skips.
-        before = _undo(states, overwritten) if undecided else None
-        score = score_of_state(root)
-        return ScoreReport(self, states, score, score, None, before, details)
+            return self._score_points(statuses, details)
+        scores += self._tail
+        skipped: list[tuple[int, float]] = []
+        self._run(self._plan, scores, skipped)
+        root = scores[-2]
+        upper = None if undecided else root
+        return ScoreReport(self, statuses, scores, skipped, root, root, upper, details)
 
-    def _short_circuit(
-        self,
-        states: list[State],
-        pos: int,
-        result: tuple[float, int],
-        overwritten: list[tuple[int, State]],
+    def _run(
+        self, plan: Sequence[Entry], scores: list[float], skipped: list[tuple[int, float]]
+    ) -> None:
+        """The inner loop. `skipped` collects (position, score before) of every child that a
+        sequential short-circuit set to 0, so the report can mark it and undo it."""
+        if self.weighted:
+            self._run_weighted(plan, scores, skipped)
+            return
+        # Critical children score 0 or 1, so min() is the critical gate and the product is
+        # exactly 0.0 or exactly the mean.
+        for pos, critical, scored, divisor, sequence, _ in plan:
+            if sequence is not None and min(sequence[0](scores)) < 1.0:
+                _short_circuit(scores, sequence[1], skipped)
+            scores[pos] = min(critical(scores)) * (sum(scored(scores)) / divisor)
+
+    @staticmethod
+    def _run_weighted(
+        plan: Sequence[Entry], scores: list[float], skipped: list[tuple[int, float]]
+    ) -> None:
+        for pos, critical, scored, divisor, sequence, weights in plan:
+            if sequence is not None and min(sequence[0](scores)) < 1.0:
+                _short_circuit(scores, sequence[1], skipped)
+            assert weights is not None  # weighted plans carry weights
+            scores[pos] = min(critical(scores)) * (sum(map(mul, scored(scores), weights)) / divisor)
+
+    def upper_root_score(
+        self, statuses: list[str | None], scores: list[float], skipped: list[tuple[int, float]]
     ) -> float:
-        """Mark the children after a sequential node's first failure as skipped. Only this node
-        reads them, and it already has, so the marks change no other score."""
-        state, cut = result
-        for kid in self.children[pos][cut:]:
-            overwritten.append((kid, states[kid]))
-            states[kid] = "skipped"
-        return state
-
-    def upper_root_score(self, before: list[State]) -> float:
         """Root score with every undecided leaf taken as passed. Only the ancestors of those
-        leaves change, so only they are recomputed, children before parents."""
-        states = before[:]
+        leaves change, so only they are recomputed (children before parents), starting from the
+        scores as they were before any short-circuit."""
+        before = scores[:]
+        for pos, score in skipped:
+            before[pos] = score
         dirty: set[int] = set()
-        for pos in _positions(states, self.leaf_count):
-            states[pos] = "pass"
+        for pos in _undecided_positions(statuses):
+            before[pos] = 1.0
             parent = self.parent[pos]
             while parent >= 0 and parent not in dirty:
                 dirty.add(parent)
                 parent = self.parent[parent]
-        for pos in sorted(dirty):
-            at = pos - self.leaf_count
-            state = self._tables[at][self._getters[at](states)]
-            states[pos] = state[0] if state.__class__ is tuple else state
-        return score_of_state(states[-1])
-
-    def undecided(self, before: list[State]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """(errored leaf ids, unverified leaf ids) of a scored verdict set."""
-        leaves = before[: self.leaf_count]
-        errored = tuple(compress(self.leaf_ids, [state == "error" for state in leaves]))
-        unverified = tuple(compress(self.leaf_ids, [state is None for state in leaves]))
-        return errored, unverified
-
-    def _checked_root(self, root: State) -> State:
-        # A one-leaf tree never reaches an Aggregate, which is where statuses are checked.
-        if not self._tables and root not in LEAF_VALUE:
-            raise BadLeafState
-        return root
+        self._run([self._plan[pos - self.leaf_count] for pos in sorted(dirty)], before, [])
+        return before[-2]
 
     def _score_points(
-        self, leaf_states: list[State], details: Mapping[str, LeafVerdict] | None
+        self, statuses: list[str | None], details: Mapping[str, LeafVerdict] | None
     ) -> ScoreReport:
         """HealthBench / ResearchRubrics: sum of met points over the sum of positive points.
         An undecided negative criterion may yet be met, so the bracket is computed here."""
-        for state in leaf_states:
-            if state not in LEAF_VALUE or not (state is None or type(state) is str):
-                raise BadLeafState
-        met = [state == "pass" for state in leaf_states]
-        open_ = [state is None or state == "error" for state in leaf_states]
         points = self._points
-        root = _points_score(points, met)
+        met = [status == "pass" for status in statuses]
+        open_ = [status is None or status == "error" for status in statuses]
         low = [m or (u and p < 0) for m, u, p in zip(met, open_, points, strict=True)]
         high = [m or (u and p > 0) for m, u, p in zip(met, open_, points, strict=True)]
-        states = list(leaf_states)
-        states.append(_points_state(root, leaf_states))
-        before = states[:] if any(open_) else None
-        bounds = (_points_score(points, low), _points_score(points, high))
-        return ScoreReport(self, states, root, bounds[0], bounds[1], before, details)
+        root = _points_score(points, met)
+        scores = [1.0 if hit else 0.0 for hit in met] + [root, 1.0]
+        lower, upper = _points_score(points, low), _points_score(points, high)
+        return ScoreReport(self, statuses, scores, [], root, lower, upper, details)
 
     def _normalise(
         self, verdicts: Mapping[str, str | LeafVerdict]
-    ) -> tuple[list[State], dict[str, LeafVerdict]]:
+    ) -> tuple[list[str | None], dict[str, LeafVerdict]]:
         errors = ErrorList()
-        states: list[State] = [None] * self.leaf_count
+        statuses: list[str | None] = [None] * self.leaf_count
         details: dict[str, LeafVerdict] = {}
         for key, value in verdicts.items():
             pos = self.index.get(key) if isinstance(key, str) else None
@@ -195,14 +201,14 @@ class CompiledTree:
                 continue
             try:
                 if isinstance(value, LeafVerdict):
-                    states[pos] = status_of(value.status, key)
+                    statuses[pos] = status_of(value.status, key)
                     details[key] = value
                 else:
-                    states[pos] = status_of(value, key)
+                    statuses[pos] = status_of(value, key)
             except RubricError as exc:
                 errors.add(exc.errors[0])
         errors.raise_if_any()
-        return states, details
+        return statuses, details
 
 
 def compile_tree(tree: RubricTree) -> CompiledTree:
@@ -217,34 +223,32 @@ def score_tree(
     return compiled.score(verdicts)
 
 
+def _short_circuit(
+    scores: list[float], sequence: tuple[int, ...], skipped: list[tuple[int, float]]
+) -> None:
+    children = iter(sequence)
+    for child in children:
+        if scores[child] < 1.0:
+            break
+    for child in children:
+        skipped.append((child, scores[child]))
+        scores[child] = 0.0
+
+
 def _points_score(points: tuple[int, ...], met: list[bool]) -> float:
     positive = sum(p for p in points if p > 0)
     earned = sum(p for p, hit in zip(points, met, strict=True) if hit)
     return min(1.0, max(0.0, earned / positive))
 
 
-def _points_state(score: float, leaf_states: list[State]) -> float:
-    if score > 0:
-        return score
-    codes = [LEAF_VALUE[state] for state in leaf_states if LEAF_VALUE[state] < 0]
-    return max(codes, default=-4)
-
-
-def _undo(states: list[State], overwritten: list[tuple[int, State]]) -> list[State]:
-    before = states[:]
-    for pos, state in overwritten:
-        before[pos] = state
-    return before
-
-
-def _positions(states: list[State], leaf_count: int) -> list[int]:
+def _undecided_positions(statuses: list[str | None]) -> list[int]:
     """Positions of the undecided leaves (None or "error"), found by C-level scans."""
     found: list[int] = []
     for wanted in (None, "error"):
         pos = -1
         while True:
             try:
-                pos = states.index(wanted, pos + 1, leaf_count)
+                pos = statuses.index(wanted, pos + 1)
             except ValueError:
                 break
             found.append(pos)

@@ -1,7 +1,7 @@
 """Shape statistics of a canonical tree and its QUEST complexity class (QUEST-SPEC §3).
 
-Breadth is the widest layer: B1 1–3 nodes, B2 4–11, B3 ≥12. Depth counts layers with the root
-as one: D1 up to 2, D2 3–4, D3 5 or more. Class C = 3·(B−1) + D, so C1 = B1·D1 … C9 = B3·D3.
+Breadth is the widest layer: B1 1-3 nodes, B2 4-11, B3 ≥12. Depth counts layers with the root
+as one: D1 up to 2, D2 3-4, D3 5 or more. Class C = 3·(B-1) + D, so C1 = B1·D1 … C9 = B3·D3.
 """
 
 from __future__ import annotations

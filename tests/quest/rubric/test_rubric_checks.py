@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from quest.rubric import Check, CheckContext, Document, InMemoryDocumentStore, run_check
@@ -76,7 +78,7 @@ def test_one_of_passes_on_any_value_and_exclusive_refuses_several() -> None:
     ("answer", "value", "params"),
     [
         ("It is 1,083 ft tall.", 1083, {}),
-        ("about 1 083 ft", 1083, {}),
+        ("about 1\u00a0083 ft", 1083, {}),
         ("Share: 66.7%.", 66.7, {}),
         ("roughly 67 percent", 66.7, {}),
         ("exactly 66.7", 67, {}),
@@ -155,13 +157,12 @@ def test_regex_matches_and_quotes_the_match() -> None:
     assert (result.status, result.evidence.quote) == ("pass", "US 11,234,567 B2")
 
 
-def test_regex_runs_line_by_line_on_huge_text_quickly() -> None:
-    import time
-
+@pytest.mark.parametrize("pattern", [r"a*a*a*b", r"(a|aa)*c", r"(x+x+)+y", r"(\w+\s?)*!"])
+def test_catastrophic_regexes_finish_quickly_or_error_never_hang(pattern: str) -> None:
     started = time.perf_counter()
-    result = verdict("regex", ("a" * 1_999 + "\n") * 200, pattern=r"a*a*b")
-    assert result.status == "fail"
-    assert time.perf_counter() - started < 5
+    result = verdict("regex", "a" * 20_000 + " " + "x" * 5_000 + " word" * 2_000, pattern=pattern)
+    assert result.status in ("fail", "error")
+    assert time.perf_counter() - started < 2
 
 
 def test_regex_can_ignore_case() -> None:

@@ -1,6 +1,9 @@
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
+from typing import Any
 
 import pytest
 from rubric_helpers import FIXTURES
@@ -20,7 +23,7 @@ TASK_FILES = sorted(FIXTURES.glob("*.json"))
 
 
 @pytest.mark.parametrize("path", TASK_FILES, ids=lambda p: p.stem)
-def test_it_imports_the_real_quest_task_files_as_shape_c(path):
+def test_it_imports_the_real_quest_task_files_as_shape_c(path: Path) -> None:
     imported = load_tree_file(path)
     assert imported.shape == "C"
     assert imported.notes == ()
@@ -29,27 +32,27 @@ def test_it_imports_the_real_quest_task_files_as_shape_c(path):
 
 
 @pytest.mark.parametrize("path", TASK_FILES, ids=lambda p: p.stem)
-def test_exporting_a_quest_file_gives_back_the_original_json(path):
+def test_exporting_a_quest_file_gives_back_the_original_json(path: Path) -> None:
     original = json.loads(path.read_text())
     assert export_quest(load_tree_file(path).tree) == original
 
 
 @pytest.mark.parametrize("path", TASK_FILES, ids=lambda p: p.stem)
-def test_canonical_and_quest_round_trips_are_identity(path):
+def test_canonical_and_quest_round_trips_are_identity(path: Path) -> None:
     tree = load_tree_file(path).tree
     assert RubricTree.from_dict(tree.to_dict()) == tree
     assert import_tree(export_quest(tree)).tree == tree
     assert import_tree(json.loads(tree.to_json())).tree == tree
 
 
-def test_quest_leaves_get_a_judge_check_whose_claim_is_the_description():
+def test_quest_leaves_get_a_judge_check_whose_claim_is_the_description() -> None:
     tree = load_tree_file(FIXTURES / "yu_lineage.json").tree
     leaf = tree.node("generation_2_match")
     assert leaf.check == Check.judge(leaf.description)
     assert leaf.critical is True
 
 
-def test_it_counts_the_nodes_of_the_fixtures():
+def test_it_counts_the_nodes_of_the_fixtures() -> None:
     patent = load_tree_file(FIXTURES / "ad_patent.json").tree
     lineage = load_tree_file(FIXTURES / "yu_lineage.json").tree
     assert (len(list(patent.nodes())), len(list(patent.leaves()))) == (58, 36)
@@ -116,12 +119,12 @@ SHAPE_D = {
         ({"format": "questweb.rubric/1", "root": {}}, "canonical"),
     ],
 )
-def test_it_detects_every_shape(data, shape):
+def test_it_detects_every_shape(data: object, shape: str) -> None:
     assert detect_shape(data) == shape
 
 
 @pytest.mark.parametrize("data", [SHAPE_A, SHAPE_B, SHAPE_D], ids=["A", "B", "D"])
-def test_shapes_a_b_and_d_give_the_same_structure(data):
+def test_shapes_a_b_and_d_give_the_same_structure(data: dict[str, Any]) -> None:
     tree = import_tree(data).tree
     root = tree.root
     assert root.strategy == "sequential"
@@ -131,19 +134,19 @@ def test_shapes_a_b_and_d_give_the_same_structure(data):
     assert all(child.check and child.check.kind == "judge" for child in root.children)
 
 
-def test_shape_d_without_description_uses_the_name():
+def test_shape_d_without_description_uses_the_name() -> None:
     tree = import_tree(SHAPE_D).tree
     assert tree.node("battery_life").description == "Battery life"
 
 
-def test_shape_a_with_several_top_level_nodes_is_wrapped_under_a_root_and_says_so():
+def test_shape_a_with_several_top_level_nodes_is_wrapped_under_a_root_and_says_so() -> None:
     data = {"First": {"description": "one"}, "Second": {"description": "two"}}
     imported = import_tree(data)
     assert [c.id for c in imported.tree.root.children] == ["first", "second"]
     assert imported.notes == ("root: 2 top-level nodes; wrapped under a parallel root",)
 
 
-def test_duplicate_names_get_deterministic_suffixes_and_are_reported():
+def test_duplicate_names_get_deterministic_suffixes_and_are_reported() -> None:
     data = {
         "node_name": "root",
         "description": "r",
@@ -166,7 +169,7 @@ def test_duplicate_names_get_deterministic_suffixes_and_are_reported():
     assert import_tree(export_quest(first.tree)).tree == first.tree
 
 
-def test_ids_that_labels_would_not_reproduce_are_spelled_out_in_the_quest_export():
+def test_ids_that_labels_would_not_reproduce_are_spelled_out_in_the_quest_export() -> None:
     tree = RubricTree.from_dict(
         {
             "format": "questweb.rubric/1",
@@ -191,7 +194,7 @@ def test_ids_that_labels_would_not_reproduce_are_spelled_out_in_the_quest_export
     assert import_tree(exported).tree == tree
 
 
-def test_flat_criteria_become_a_points_tree():
+def test_flat_criteria_become_a_points_tree() -> None:
     data = {
         "task_description": "Answer a patient",
         "criteria": [
@@ -208,7 +211,7 @@ def test_flat_criteria_become_a_points_tree():
     assert RubricTree.from_dict(tree.to_dict()) == tree
 
 
-def test_unknown_fields_of_quest_nodes_survive_both_exports():
+def test_unknown_fields_of_quest_nodes_survive_both_exports() -> None:
     data = {
         "task_description": "t",
         "rubric_tree": {
@@ -229,7 +232,7 @@ def test_unknown_fields_of_quest_nodes_survive_both_exports():
     assert RubricTree.from_dict(tree.to_dict()) == tree
 
 
-def test_explicit_checks_and_weights_survive_the_quest_export():
+def test_explicit_checks_and_weights_survive_the_quest_export() -> None:
     data = {
         "format": "questweb.rubric/1",
         "scoring": "weighted",
@@ -256,12 +259,12 @@ def test_explicit_checks_and_weights_survive_the_quest_export():
     assert RubricTree.from_dict(tree.to_dict()) == tree
 
 
-def test_loads_tree_rejects_broken_json_with_one_clear_error():
+def test_loads_tree_rejects_broken_json_with_one_clear_error() -> None:
     with pytest.raises(RubricError) as caught:
         loads_tree('{"format": ')
     assert caught.value.errors[0].startswith("invalid JSON")
 
 
-def test_canonical_json_must_name_a_supported_format():
-    with pytest.raises(RubricError, match='format "questweb.rubric/9" is not supported'):
+def test_canonical_json_must_name_a_supported_format() -> None:
+    with pytest.raises(RubricError, match=re.escape('format "questweb.rubric/9" is not supported')):
         RubricTree.from_dict({"format": "questweb.rubric/9", "root": {}})

@@ -165,12 +165,9 @@ def test_it_rejects_a_leaf_without_a_check_in_canonical_json() -> None:
             {"kind": "date", "after": "2024", "before": "2020"},
             "check.after is later than check.before",
         ),
-        (
-            {"kind": "regex", "pattern": "(a+)+$"},
-            "regex repeats a group that itself repeats or alternates",
-        ),
         ({"kind": "regex", "pattern": r"(\w)\1"}, "regex backreferences are not allowed"),
-        ({"kind": "regex", "pattern": ".*a.*b.*c"}, "regex has more than 2 unbounded quantifiers"),
+        ({"kind": "regex", "pattern": r"(?P<x>\w)(?P=x)"}, "regex backreferences are not allowed"),
+        ({"kind": "regex", "pattern": "(unclosed"}, "invalid regex"),
         ({"kind": "regex", "pattern": "x" * 201}, "regex is longer than 200 characters"),
         (
             {"kind": "judge", "claim": "c", "sources": ["ftp://x"]},
@@ -345,9 +342,8 @@ def test_validate_tree_walks_a_deep_python_tree_without_recursion() -> None:
     for level in range(1, 5_000):
         node = Node(f"n{level}", "d", children=(node,))
     errors = validate_tree(RubricTree(node))
-    assert errors == [
-        "n4999/n4998/n4997/n4996/n4995/n4994/n4993/n4992/n4991/n4990/n4989/n4988/n4987/n4986/n4985/n4984: tree is deeper than 16 levels"
-    ]
+    path = "/".join(f"n{level}" for level in range(4999, 4983, -1))
+    assert errors == [f"{path}: tree is deeper than 16 levels"]
 
 
 def test_importing_does_not_mutate_its_input() -> None:
