@@ -91,7 +91,9 @@ class ImportOut(Schema):
 
 class VerdictsIn(Schema):
     verdicts: dict[str, Any] = Field(
-        description='leaf id → "pass" | "fail" | "error" | "skipped", or {status, evidence, reasoning}'
+        description=(
+            'leaf id → "pass" | "fail" | "error" | "skipped", or {status, evidence, reasoning}'
+        )
     )
 
 
