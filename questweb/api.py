@@ -9,6 +9,7 @@ from ninja.errors import ValidationError
 from apps.accounts.api import router as accounts_router
 from apps.accounts.auth import API_AUTH
 from apps.common.errors import DomainError
+from apps.corpus.api import router as corpus_router
 from apps.rubrics.api import router as rubrics_router
 from questweb import __version__
 
@@ -42,3 +43,4 @@ def on_validation_error(request: HttpRequest, exc: ValidationError) -> HttpRespo
 
 api.add_router("/", accounts_router)
 api.add_router("/", rubrics_router)
+api.add_router("/", corpus_router)

@@ -135,3 +135,7 @@ def allowed_hosts(env: Mapping[str, str]) -> list[str]:
     if raw:
         return [host.strip() for host in raw.split(",") if host.strip()]
     return ["127.0.0.1", "localhost", "[::1]"]
+
+
+def path_setting(env: Mapping[str, str], name: str, default: Path) -> Path:
+    return Path(env[name]).resolve() if env.get(name) else default

@@ -130,6 +130,15 @@ def app_children(directory: Path, host: str, port: str) -> list[Child]:
     ]  # fmt: skip
 
 
+def prepare(env: dict[str, str]) -> None:
+    """Demo accounts and tasks, then the offline corpus queued for the workers (first run only).
+    Runs once the broker answers, since queueing the corpus jobs needs it."""
+    manage = [sys.executable, str(config.BASE_DIR / "manage.py")]
+    for command in ("seed_demo", "corpus_bootstrap"):
+        if subprocess.run([*manage, command], env=env, check=False).returncode != 0:
+            raise SystemExit(f"[questweb] manage.py {command} failed; see the error above")
+
+
 def supervise(children: list[Child]) -> int:
     stopping = False
 
@@ -170,6 +179,7 @@ def main() -> int:
         wait_for_broker(url, broker)
     else:
         say("cluster mode: using REDIS_URL")
+    prepare(env)
     for child in app_children(directory, host, port):
         child.start(env)
         children.append(child)

@@ -33,6 +33,7 @@ INSTALLED_APPS = [
     "template_partials",
     "apps.accounts",
     "apps.rubrics",
+    "apps.corpus",
 ]
 
 MIDDLEWARE = [
@@ -136,6 +137,14 @@ CHANNEL_LAYERS = {
 }
 
 API_TOKEN_PREFIX = "qw_"
+
+# The offline web: documents, passages and search indexes (quest.corpus / quest.search format).
+CORPUS_DIR = config.path_setting(ENV, "QUESTWEB_CORPUS_DIR", DATA_DIR / "corpus")
+# Sources google_scholar searches (comma-separated source names of the corpus).
+SCHOLAR_SOURCES = [s for s in ENV.get("QUESTWEB_SCHOLAR_SOURCES", "wikipedia").split(",") if s]
+# The QUEST-compatible tool service (/tools/…) answers loopback callers, or callers sending
+# this token as a bearer token when it is set.
+TOOLS_TOKEN = ENV.get("QUESTWEB_TOOLS_TOKEN", "")
 
 LOGGING = {
     "version": 1,

@@ -3,6 +3,7 @@ from __future__ import annotations
 from django.contrib import admin
 from django.urls import include, path
 
+from apps.corpus import tools_service
 from questweb import views
 from questweb.api import api
 
@@ -12,6 +13,10 @@ urlpatterns = [
     path("api/", api.urls),
     path("accounts/", include("apps.accounts.urls")),
     path("tasks/", include("apps.rubrics.urls")),
+    path("corpus/", include("apps.corpus.urls")),
+    path("tools/search", tools_service.tools_search, name="tools-search"),
+    path("tools/scholar", tools_service.tools_scholar, name="tools-scholar"),
+    path("tools/health", tools_service.tools_health, name="tools-health"),
     path("admin/", admin.site.urls),
     path("<slug:slug>/", views.section, name="section"),
 ]

@@ -61,7 +61,7 @@ def csrf_client() -> Client:
 
 
 @pytest.fixture
-def start_worker(request: pytest.FixtureRequest) -> Iterator[Callable[[str], object]]:
+def start_worker(request: pytest.FixtureRequest) -> Iterator[Callable[..., object]]:
     """Start a real Celery worker process on the given queues, against the test database."""
     import os
     import subprocess
@@ -72,9 +72,9 @@ def start_worker(request: pytest.FixtureRequest) -> Iterator[Callable[[str], obj
 
     workers: list[subprocess.Popen[bytes]] = []
 
-    def start(queues: str) -> subprocess.Popen[bytes]:
+    def start(queues: str, **extra_env: str) -> subprocess.Popen[bytes]:
         db = connection.settings_dict
-        env = {**os.environ, "DJANGO_SETTINGS_MODULE": "questweb.settings"}
+        env = {**os.environ, "DJANGO_SETTINGS_MODULE": "questweb.settings", **extra_env}
         if db["ENGINE"].endswith("postgresql"):
             env["DATABASE_URL"] = (
                 f"postgresql://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"

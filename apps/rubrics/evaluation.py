@@ -1,8 +1,8 @@
 """Scoring against a task's current tree: a map of leaf verdicts, or a free-text answer.
 
-Until the corpus app lands there is no document store and no LLM judge in the web app: cited
-pages are labelled "unknown" and judge leaves come back as errors, so a report on a QUEST tree
-says it is incomplete instead of pretending the answer failed.
+Cited pages are read from the corpus (an empty corpus means no document store: citations are
+labelled "unknown"). There is no LLM judge in the web app yet, so judge leaves come back as
+errors and a report on a QUEST tree says it is incomplete instead of pretending it failed.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import Any
 
 from apps.accounts.models import User
 from apps.common.errors import Invalid
+from apps.corpus.selectors import corpus_store
 from apps.rubrics import engine, selectors
 from apps.rubrics.models import Task
 from quest.rubric import (
@@ -90,8 +91,9 @@ def task_try_answer(*, user: User, task_id: int, answer: str) -> TryResult:
         raise Invalid("the answer is empty")
     task = selectors.task_get(user=user, task_id=task_id)
     tree = _current_tree(task)
-    report = evaluate(compile_tree(engine.load(tree)), text, None, None, task=task.question)
-    labels = label_citations(parse_citations(text), None, None, task=task.question)
+    pages = corpus_store()
+    report = evaluate(compile_tree(engine.load(tree)), text, pages, None, task=task.question)
+    labels = label_citations(parse_citations(text), pages, None, task=task.question)
     reward = reward_from_report(report, labels)
     counts = Counter(label.label for label in labels)
     summary = {

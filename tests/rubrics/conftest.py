@@ -49,3 +49,9 @@ def small_tree(question: str = "Which city is the capital of Australia?") -> dic
             ],
         },
     }
+
+
+@pytest.fixture(autouse=True)
+def _no_corpus(settings: Any, tmp_path: Path) -> None:
+    """Each test starts without a corpus, whatever `make run` left in the data directory."""
+    settings.CORPUS_DIR = tmp_path / "corpus"

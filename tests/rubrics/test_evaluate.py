@@ -31,14 +31,26 @@ def test_scoring_verdicts_applies_the_critical_gate(
     client: Client, make_user: Callable[..., User], bearer
 ) -> None:
     task, headers = _task(), bearer(make_user("viewer"))
-    passed = _post(client, f"/api/tasks/{task.pk}/score",
-                   {"verdicts": {"capital": "pass", "cited": "fail"}}, headers).json()  # fmt: skip
+    passed = _post(
+        client,
+        f"/api/tasks/{task.pk}/score",
+        {"verdicts": {"capital": "pass", "cited": "fail"}},
+        headers,
+    ).json()
     assert (passed["root_score"], passed["complete"]) == (0.0, True)  # only non-critical mean
-    gated = _post(client, f"/api/tasks/{task.pk}/score",
-                  {"verdicts": {"capital": "fail", "cited": "pass"}}, headers).json()  # fmt: skip
+    gated = _post(
+        client,
+        f"/api/tasks/{task.pk}/score",
+        {"verdicts": {"capital": "fail", "cited": "pass"}},
+        headers,
+    ).json()
     assert gated["root_score"] == 0.0 and gated["root_status"] == "failed"
-    both = _post(client, f"/api/tasks/{task.pk}/score",
-                 {"verdicts": {"capital": "pass", "cited": "pass"}}, headers).json()  # fmt: skip
+    both = _post(
+        client,
+        f"/api/tasks/{task.pk}/score",
+        {"verdicts": {"capital": "pass", "cited": "pass"}},
+        headers,
+    ).json()
     assert both["root_score"] == 1.0
 
 
@@ -46,8 +58,12 @@ def test_an_errored_leaf_makes_the_score_incomplete_not_failed(
     client: Client, make_user: Callable[..., User], bearer
 ) -> None:
     task, headers = _task(), bearer(make_user("viewer"))
-    body = _post(client, f"/api/tasks/{task.pk}/score",
-                 {"verdicts": {"capital": "pass", "cited": "error"}}, headers).json()  # fmt: skip
+    body = _post(
+        client,
+        f"/api/tasks/{task.pk}/score",
+        {"verdicts": {"capital": "pass", "cited": "error"}},
+        headers,
+    ).json()
     assert body["complete"] is False and body["errored"] == ["cited"]
     assert (body["root_score_lower"], body["root_score_upper"]) == (0.0, 1.0)
 
@@ -56,8 +72,12 @@ def test_verdicts_for_unknown_nodes_are_a_422_naming_them(
     client: Client, make_user: Callable[..., User], bearer
 ) -> None:
     task = _task()
-    response = _post(client, f"/api/tasks/{task.pk}/score",
-                     {"verdicts": {"nope": "pass"}}, bearer(make_user("viewer")))  # fmt: skip
+    response = _post(
+        client,
+        f"/api/tasks/{task.pk}/score",
+        {"verdicts": {"nope": "pass"}},
+        bearer(make_user("viewer")),
+    )
     assert response.status_code == 422 and "nope" in response.json()["detail"]
 
 
@@ -70,8 +90,9 @@ def test_evaluating_an_answer_gives_the_reward_breakdown(
         "The capital is Canberra, officially named in 1913; Lake Burley Griffin lies at its "
         "centre [Canberra](https://en.wikipedia.org/wiki/Canberra)."
     )
-    body = _post(client, f"/api/tasks/{task.pk}/evaluate", {"answer": answer},
-                 bearer(make_user("viewer"))).json()  # fmt: skip
+    body = _post(
+        client, f"/api/tasks/{task.pk}/evaluate", {"answer": answer}, bearer(make_user("viewer"))
+    ).json()
     assert body["report"]["root_score"] == 1.0 and body["report"]["complete"] is True
     # No corpus yet: the cited page is "unknown", so only the rubric part counts.
     assert body["reward"]["base"] == 1.0 and body["reward"]["valid_rate"] == 0.0
@@ -83,9 +104,12 @@ def test_a_wrong_capital_fails_the_critical_leaf_and_skips_the_rest(
 ) -> None:
     demo_tasks_load(path=ROOT / "fixtures" / "demo" / "tasks.jsonl")
     task = Task.objects.get(provenance__demo_id="canberra")
-    body = _post(client, f"/api/tasks/{task.pk}/evaluate",
-                 {"answer": "Sydney, named in 1913, by Lake Burley Griffin."},
-                 bearer(make_user("viewer"))).json()  # fmt: skip
+    body = _post(
+        client,
+        f"/api/tasks/{task.pk}/evaluate",
+        {"answer": "Sydney, named in 1913, by Lake Burley Griffin."},
+        bearer(make_user("viewer")),
+    ).json()
     statuses = {n["id"]: n["status"] for n in body["report"]["nodes"]}
     assert statuses["capital"] == "failed" and statuses["facts"] == "skipped"
     assert body["reward"]["reward"] == 0.0
@@ -95,8 +119,12 @@ def test_a_quest_tree_without_a_judge_is_dropped_not_scored_zero(
     client: Client, make_user: Callable[..., User], bearer, quest_task
 ) -> None:
     [task] = tasks_write(user=None, prepared=[task_prepare(quest_task("yu_lineage"))], note="")
-    body = _post(client, f"/api/tasks/{task.pk}/evaluate", {"answer": "Some answer."},
-                 bearer(make_user("viewer"))).json()  # fmt: skip
+    body = _post(
+        client,
+        f"/api/tasks/{task.pk}/evaluate",
+        {"answer": "Some answer."},
+        bearer(make_user("viewer")),
+    ).json()
     assert body["report"]["complete"] is False
     assert body["reward"]["dropped"] is True and body["reward"]["reward"] is None
 
@@ -105,8 +133,9 @@ def test_a_quest_tree_without_a_judge_is_dropped_not_scored_zero(
 def test_an_empty_answer_is_refused(
     client: Client, make_user: Callable[..., User], bearer, answer: str
 ) -> None:
-    response = _post(client, f"/api/tasks/{_task().pk}/evaluate", {"answer": answer},
-                     bearer(make_user("viewer")))  # fmt: skip
+    response = _post(
+        client, f"/api/tasks/{_task().pk}/evaluate", {"answer": answer}, bearer(make_user("viewer"))
+    )
     assert response.status_code == 422
 
 

@@ -1,0 +1,79 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest
+from ninja import File, Query, Router, Status
+from ninja.files import UploadedFile
+
+from apps.corpus import selectors, services
+from apps.corpus.models import CorpusJob, JobKind
+from apps.corpus.schemas import CorpusOut, DocumentOut, JobIn, JobOut, SearchOut
+
+router = Router(tags=["corpus and search"])
+
+
+def _job(job: CorpusJob) -> JobOut:
+    return JobOut.model_validate(job, from_attributes=True)
+
+
+@router.get("/search", response=SearchOut, summary="Search the corpus")
+def search(
+    request: HttpRequest,
+    q: str,
+    mode: str = "",
+    k: int = Query(10, ge=1, le=100),  # type: ignore[assignment]
+) -> dict[str, Any]:
+    answer = selectors.search(user=request.auth, query=q, mode=mode, k=k)  # type: ignore[attr-defined]
+    return {
+        "query": answer.query,
+        "mode": answer.mode,
+        "modes": list(answer.modes),
+        "results": [r.to_json() for r in answer.results],
+    }
+
+
+@router.get("/documents", response=DocumentOut, summary="One document by URL")
+def document(request: HttpRequest, url: str) -> dict[str, Any]:
+    from quest.corpus import attribution
+
+    doc = selectors.document_get(user=request.auth, url=url)  # type: ignore[attr-defined]
+    fields = ("url", "title", "text", "source", "licence", "topic", "fetched_at")
+    return {**{f: getattr(doc, f) for f in fields}, "attribution": attribution(doc)}
+
+
+@router.get("/corpus", response=CorpusOut, summary="Sources, counts, licences and index state")
+def corpus(request: HttpRequest) -> dict[str, Any]:
+    overview = selectors.corpus_overview(user=request.auth)  # type: ignore[attr-defined]
+    summary, index = overview["summary"], overview["index"]
+    if summary is None:
+        return {"documents": 0, "passages": 0, "sources": {}, "updated_at": None, "index": None}
+    data: dict[str, Any] = summary.to_json()
+    return {**data, "index": {**index.__dict__, "modes": list(index.modes)}}
+
+
+@router.get("/corpus/jobs", response=list[JobOut], summary="Recent loads and index builds")
+def jobs(request: HttpRequest) -> list[JobOut]:
+    return [_job(j) for j in selectors.corpus_jobs(user=request.auth)[:50]]  # type: ignore[attr-defined]
+
+
+@router.get("/corpus/jobs/{job_id}", response=JobOut, summary="A job's progress and report")
+def job(request: HttpRequest, job_id: int) -> JobOut:
+    return _job(selectors.corpus_job_get(user=request.auth, job_id=job_id))  # type: ignore[attr-defined]
+
+
+@router.post("/corpus/jobs", response={202: JobOut}, summary="Load a source or rebuild (admin)")
+def job_create(request: HttpRequest, payload: JobIn) -> Status[JobOut]:
+    created = services.corpus_job_enqueue(user=request.auth, kind=payload.kind)  # type: ignore[attr-defined]
+    return Status(202, _job(created))
+
+
+@router.post("/corpus/uploads", response={202: JobOut}, summary="Load your JSONL documents (admin)")
+def upload(request: HttpRequest, file: File[UploadedFile]) -> Status[JobOut]:
+    created = services.corpus_job_enqueue(
+        user=request.auth,  # type: ignore[attr-defined]
+        kind=JobKind.LOAD_JSONL,
+        filename=file.name or "upload.jsonl",
+        payload=file.read(services.MAX_JSONL_BYTES + 1),
+    )
+    return Status(202, _job(created))

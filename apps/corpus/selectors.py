@@ -1,0 +1,121 @@
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.db.models import QuerySet
+
+from apps.accounts.models import User
+from apps.accounts.permissions import require_role
+from apps.accounts.roles import Role
+from apps.common.errors import Invalid, NotFound
+from apps.corpus.models import CorpusJob
+
+_lock = threading.Lock()
+_cache: dict[str, Any] = {}
+
+
+def _corpus_dir() -> Path:
+    return Path(settings.CORPUS_DIR)
+
+
+def _status_key() -> tuple[Any, ...]:
+    from quest.search.indexing import index_status
+
+    status = index_status(_corpus_dir())
+    return (str(_corpus_dir()), status.passages, status.bm25, status.dense, status.dense_kind)
+
+
+def searcher() -> Any:
+    """The process's Searcher, reopened whenever an index was rebuilt or the corpus changed."""
+    from quest.search.searcher import Searcher
+
+    if not (_corpus_dir() / "corpus.json").exists():
+        raise Invalid("the corpus is empty: load it on the corpus page first")
+    key = _status_key()
+    with _lock:
+        if _cache.get("key") != key:
+            _cache["searcher"] = Searcher.open(_corpus_dir())
+            _cache["key"] = key
+        return _cache["searcher"]
+
+
+def corpus_store() -> Any:
+    """The corpus as a document store for the rubric checks, or None while it is empty."""
+    return store() if (_corpus_dir() / "corpus.json").exists() else None
+
+
+def store() -> Any:
+    from quest.corpus import CorpusStore
+
+    key = _status_key()
+    with _lock:
+        if _cache.get("store_key") != key:
+            _cache["store"] = CorpusStore(_corpus_dir())
+            _cache["store_key"] = key
+        return _cache["store"]
+
+
+@dataclass(frozen=True)
+class SearchAnswer:
+    query: str
+    mode: str
+    modes: tuple[str, ...]
+    results: list[Any]
+
+
+def search(
+    *, user: User | None, query: str, mode: str | None, k: int, sources: Any = None
+) -> SearchAnswer:
+    """Search the corpus. `sources` keeps only documents of those sources (google_scholar)."""
+    from quest.search.hits import SearchError
+
+    if user is not None:
+        require_role(user, Role.VIEWER)
+    engine = searcher()
+    try:
+        depth = k if sources is None else min(k * 5, 100)
+        results = engine.search(query, mode=mode or None, k=depth)
+    except SearchError as exc:
+        raise Invalid(str(exc)) from exc
+    if sources is not None:
+        pages = store()
+        kept = [r for r in results if (d := pages.get(r.url)) and d.source in sources][:k]
+        results = [replace(r, rank=rank) for rank, r in enumerate(kept, start=1)]
+    return SearchAnswer(query, mode or engine.default_mode, engine.modes, results)
+
+
+def document_get(*, user: User, url: str) -> Any:
+    require_role(user, Role.VIEWER)
+    if not (_corpus_dir() / "corpus.json").exists():
+        raise NotFound("the corpus is empty")
+    document = store().get(url)
+    if document is None:
+        raise NotFound(f"no document at {url[:200]}")
+    return document
+
+
+def corpus_overview(*, user: User) -> dict[str, Any]:
+    from quest.corpus import CorpusStore
+    from quest.search.indexing import index_status
+
+    require_role(user, Role.VIEWER)
+    summary = None
+    if (_corpus_dir() / "corpus.json").exists():
+        summary = CorpusStore(_corpus_dir()).summary()
+    return {"summary": summary, "index": index_status(_corpus_dir()) if summary else None}
+
+
+def corpus_jobs(*, user: User) -> QuerySet[CorpusJob]:
+    require_role(user, Role.VIEWER)
+    return CorpusJob.objects.defer("payload")
+
+
+def corpus_job_get(*, user: User, job_id: int) -> CorpusJob:
+    job = corpus_jobs(user=user).filter(pk=job_id).first()
+    if job is None:
+        raise NotFound(f"no corpus job {job_id}")
+    return job

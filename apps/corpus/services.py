@@ -1,0 +1,185 @@
+from __future__ import annotations
+
+import logging
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from apps.accounts.models import User
+from apps.accounts.permissions import require_role
+from apps.accounts.roles import Role
+from apps.common.errors import Conflict, Invalid, NotFound
+from apps.corpus.models import CorpusJob, JobKind, JobStatus
+
+log = logging.getLogger(__name__)
+
+MAX_JSONL_BYTES = 500 * 1024 * 1024
+LOAD_KINDS = (JobKind.LOAD_WIKI, JobKind.LOAD_GEO, JobKind.LOAD_JSONL)
+PROGRESS_SECONDS = 1.0
+ACTIVE = (JobStatus.QUEUED, JobStatus.RUNNING)
+WAITING = "waits for the load before it"
+
+
+def _enqueue(
+    kind: str, *, user: User | None, filename: str = "", payload: bytes = b""
+) -> CorpusJob:
+    from apps.corpus.tasks import cpu_corpus_job
+
+    with transaction.atomic():
+        # Loads and builds of one kind rewrite the same files: one at a time.
+        busy = CorpusJob.objects.select_for_update().filter(status__in=ACTIVE)
+        kinds = set(LOAD_KINDS) if kind in LOAD_KINDS else {kind}
+        if busy.filter(kind__in=kinds).exists():
+            raise Conflict("a job of this kind is already queued or running; wait for it")
+        job = CorpusJob.objects.create(
+            kind=kind, created_by=user, filename=filename[:255], payload=payload
+        )
+        transaction.on_commit(lambda: cpu_corpus_job.delay(job.pk))
+    return job
+
+
+def corpus_job_enqueue(
+    *, user: User, kind: str, filename: str = "", payload: bytes = b""
+) -> CorpusJob:
+    require_role(user, Role.ADMIN)
+    if kind not in JobKind.values:
+        raise Invalid(f"unknown job kind {kind!r}; choose one of {', '.join(JobKind.values)}")
+    if kind == JobKind.LOAD_JSONL:
+        if not payload.strip():
+            raise Invalid("a JSONL load needs a non-empty file")
+        if len(payload) > MAX_JSONL_BYTES:
+            raise Invalid(f"the file is larger than {MAX_JSONL_BYTES // 2**20} MB")
+    elif payload:
+        raise Invalid(f"{kind} takes no file")
+    return _enqueue(kind, user=user, filename=filename, payload=payload)
+
+
+def corpus_bootstrap() -> list[CorpusJob]:
+    """On a fresh installation, queue the offline corpus: Wikipedia, then the geographic facts.
+    Each load builds BM25 at once; the last one queues the dense index."""
+    if (Path(settings.CORPUS_DIR) / "corpus.json").exists() or CorpusJob.objects.exists():
+        return []
+    first = _enqueue(JobKind.LOAD_WIKI, user=None)
+    # Two loads may not run side by side: the second waits as a row, started by the first.
+    second = CorpusJob.objects.create(kind=JobKind.LOAD_GEO, stage=WAITING)
+    return [first, second]
+
+
+def _progress(job_id: int) -> Callable[[int, int], None]:
+    last = [0.0]
+
+    def report(done: int, total: int) -> None:
+        now = time.monotonic()
+        if now - last[0] >= PROGRESS_SECONDS or done >= total:
+            last[0] = now
+            CorpusJob.objects.filter(pk=job_id).update(done=done, total=total)
+
+    return report
+
+
+def _stage(job_id: int, stage: str) -> None:
+    CorpusJob.objects.filter(pk=job_id).update(stage=stage, done=0, total=0)
+
+
+def _documents(job: CorpusJob, scratch: Path) -> tuple[Iterable[Any], Any]:
+    from quest.corpus import JsonlImport, load_geo, load_wikipedia
+
+    if job.kind == JobKind.LOAD_WIKI:
+        return load_wikipedia(), None
+    if job.kind == JobKind.LOAD_GEO:
+        return load_geo(), None
+    path = scratch / "upload.jsonl"
+    path.write_bytes(bytes(job.payload))
+    importer = JsonlImport(path)
+    return importer, importer
+
+
+def _load(job: CorpusJob) -> dict[str, Any]:
+    from quest.corpus import corpus_write
+    from quest.search.indexing import bm25_build
+
+    _stage(job.pk, "reading and chunking documents")
+    with tempfile.TemporaryDirectory() as scratch:
+        documents, importer = _documents(job, Path(scratch))
+        written = corpus_write(settings.CORPUS_DIR, documents)
+    report: dict[str, Any] = {
+        "added": written.added,
+        "replaced": written.replaced,
+        "kept": written.kept,
+        "duplicates": written.duplicates,
+        "documents": written.summary.documents,
+        "passages": written.summary.passages,
+    }
+    if importer is not None:
+        report["rejected_lines"] = importer.error_count
+        report["line_errors"] = [str(e) for e in importer.errors[:200]]
+    _stage(job.pk, "building the BM25 index")
+    bm25_build(settings.CORPUS_DIR, on_progress=_progress(job.pk))
+    return report
+
+
+def _dense(job: CorpusJob) -> dict[str, Any]:
+    from quest.search.indexing import dense_build
+
+    _stage(job.pk, "embedding passages")
+    built = dense_build(settings.CORPUS_DIR, on_progress=_progress(job.pk))
+    return {
+        "passages": built.passages,
+        "embedded": built.embedded,
+        "reused": built.reused,
+        "index": built.kind,
+        "seconds": round(built.seconds, 1),
+    }
+
+
+def _bm25(job: CorpusJob) -> dict[str, Any]:
+    from quest.search.indexing import bm25_build
+
+    _stage(job.pk, "building the BM25 index")
+    built = bm25_build(settings.CORPUS_DIR, on_progress=_progress(job.pk))
+    return {"passages": built.passages, "seconds": round(built.seconds, 1)}
+
+
+def corpus_job_run(*, job_id: int) -> CorpusJob:
+    job = CorpusJob.objects.filter(pk=job_id).first()
+    if job is None:
+        raise NotFound(f"no corpus job {job_id}")
+    if job.status != JobStatus.QUEUED:
+        return job  # a redelivered message for a job that already ran
+    CorpusJob.objects.filter(pk=job.pk).update(status=JobStatus.RUNNING, started_at=timezone.now())
+    try:
+        run = _bm25 if job.kind == JobKind.INDEX_BM25 else _dense
+        report = _load(job) if job.kind in LOAD_KINDS else run(job)
+    except Exception as exc:  # any failure is the job's outcome, shown to the admin
+        log.exception("corpus job %s failed", job.pk)
+        CorpusJob.objects.filter(pk=job.pk).update(
+            status=JobStatus.FAILED, error=str(exc)[:2000], finished_at=timezone.now()
+        )
+        return CorpusJob.objects.get(pk=job.pk)
+    CorpusJob.objects.filter(pk=job.pk).update(
+        status=JobStatus.DONE, report=report, payload=b"", stage="", finished_at=timezone.now()
+    )
+    if job.kind in LOAD_KINDS:
+        _after_load()
+    return CorpusJob.objects.get(pk=job.pk)
+
+
+def _after_load() -> None:
+    """Start the next waiting load, or else bring the dense index up to date."""
+    from apps.corpus.tasks import cpu_corpus_job
+
+    waiting = CorpusJob.objects.filter(
+        status=JobStatus.QUEUED, kind__in=LOAD_KINDS, stage=WAITING
+    ).first()
+    if waiting is not None:
+        CorpusJob.objects.filter(pk=waiting.pk).update(stage="")
+        cpu_corpus_job.delay(waiting.pk)
+        return
+    if not CorpusJob.objects.filter(kind=JobKind.INDEX_DENSE, status__in=ACTIVE).exists():
+        _enqueue(JobKind.INDEX_DENSE, user=None)

@@ -1,0 +1,56 @@
+"""The offline web: documents with provenance, their passages, loaders and the on-disk store.
+
+Sources: Wikipedia vital-article summaries (CC BY-SA 4.0), GeoNames countries and cities
+(CC BY 4.0), countryinfo country facts (MIT), and users' own JSONL files. Package data files are
+read directly; the packages themselves are never imported.
+"""
+
+from __future__ import annotations
+
+from quest.corpus.chunking import MAX_WORDS, chunk_document, chunk_text, split_sentences
+from quest.corpus.countryinfo import countryinfo_url, load_countryinfo
+from quest.corpus.geo import load_geo
+from quest.corpus.geonames import MIN_CITY_POPULATION, geonames_url, load_geonames
+from quest.corpus.jsonl import JsonlImport, LineError
+from quest.corpus.model import (
+    COUNTRYINFO,
+    GEONAMES,
+    LICENCES,
+    WIKIPEDIA,
+    CorpusError,
+    Document,
+    Passage,
+    attribution,
+)
+from quest.corpus.store import CorpusStore, CorpusSummary, SourceSummary, WriteReport, corpus_write
+from quest.corpus.wiki import load_wikipedia, wikipedia_url
+
+__all__ = [
+    "COUNTRYINFO",
+    "GEONAMES",
+    "LICENCES",
+    "MAX_WORDS",
+    "MIN_CITY_POPULATION",
+    "WIKIPEDIA",
+    "CorpusError",
+    "CorpusStore",
+    "CorpusSummary",
+    "Document",
+    "JsonlImport",
+    "LineError",
+    "Passage",
+    "SourceSummary",
+    "WriteReport",
+    "attribution",
+    "chunk_document",
+    "chunk_text",
+    "corpus_write",
+    "countryinfo_url",
+    "geonames_url",
+    "load_countryinfo",
+    "load_geo",
+    "load_geonames",
+    "load_wikipedia",
+    "split_sentences",
+    "wikipedia_url",
+]

@@ -1,0 +1,167 @@
+"""`python -m quest corpus …`: load sources into a corpus directory, build its search indexes.
+
+    python -m quest corpus load --source wiki --out var/corpus
+    python -m quest corpus load --source geo --out var/corpus [--min-population 100000]
+    python -m quest corpus load --source jsonl my-pages.jsonl --out var/corpus
+    python -m quest corpus index var/corpus [--only bm25|dense]
+
+Loading adds to the directory (a page with the same URL is replaced). Results are JSON on
+stdout; progress and errors go to stderr. Exit status: 0 done, 1 failed (one line on stderr,
+never a traceback), 2 loaded with some JSONL lines skipped (each named on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from quest.corpus.geo import load_geo
+from quest.corpus.geonames import MIN_CITY_POPULATION
+from quest.corpus.jsonl import JsonlImport
+from quest.corpus.model import CorpusError, Document
+from quest.corpus.store import corpus_write
+from quest.corpus.wiki import load_wikipedia
+from quest.search.hits import SearchError
+
+Handler = Callable[[argparse.Namespace], int]
+ERRORS_SHOWN = 20
+PARTIAL = 2
+
+
+class UsageError(Exception):
+    """Arguments that make no sense together."""
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("corpus", help="the offline corpus: load sources, build indexes")
+    actions = parser.add_subparsers(dest="corpus_action", metavar="ACTION", required=True)
+
+    load = actions.add_parser("load", help="add a source's documents to a corpus directory")
+    load.add_argument("--source", choices=("wiki", "geo", "jsonl"), required=True)
+    load.add_argument("path", nargs="?", help="jsonl: the file; wiki: another summaries file")
+    load.add_argument("--out", required=True, help="corpus directory (created if missing)")
+    load.add_argument(
+        "--min-population",
+        type=int,
+        default=MIN_CITY_POPULATION,
+        help=f"geo: smallest city loaded (default {MIN_CITY_POPULATION:,}; at least 15,000)",
+    )
+    load.set_defaults(func=guarded(_load))
+
+    index = actions.add_parser("index", help="build the BM25 and dense indexes of a corpus")
+    index.add_argument("directory")
+    index.add_argument("--only", choices=("bm25", "dense"), help="build one index only")
+    index.add_argument(
+        "--approximate-above",
+        type=int,
+        default=None,
+        help="passages above which the dense index is approximate (HNSW); default 50,000",
+    )
+    index.set_defaults(func=guarded(_index))
+
+
+def guarded(handler: Handler) -> Handler:
+    """Run `handler`; any failure becomes one `error: …` line on stderr and exit status 1."""
+
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return handler(args)
+        except (CorpusError, SearchError, UsageError) as exc:
+            return fail(str(exc))
+        except OSError as exc:
+            return fail(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
+        except Exception as exc:  # the CLI promises one line, never a traceback
+            return fail(f"internal error: {type(exc).__name__}: {exc}")
+
+    return run
+
+
+def fail(message: str) -> int:
+    print(f"error: {' '.join(message.split())}", file=sys.stderr)
+    return 1
+
+
+def emit(value: object) -> None:
+    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+
+
+def _load(args: argparse.Namespace) -> int:
+    importer: JsonlImport | None = None
+    if args.source == "jsonl":
+        if not args.path:
+            raise UsageError("--source jsonl needs the PATH of a JSONL file")
+        importer = JsonlImport(args.path)
+    report = corpus_write(args.out, importer if importer is not None else _documents(args))
+    output: dict[str, Any] = {
+        "source": args.source,
+        "added": report.added,
+        "replaced": report.replaced,
+        "corpus": report.summary.to_json(),
+    }
+    if importer is None:
+        emit(output)
+        return 0
+    return _report_lines(importer, output, args.path)
+
+
+def _documents(args: argparse.Namespace) -> Iterator[Document]:
+    if args.source == "wiki":
+        return load_wikipedia(args.path)
+    if args.path:
+        raise UsageError("--source geo reads the installed packages and takes no PATH")
+    if args.min_population < 15_000:
+        raise UsageError("--min-population must be at least 15,000 (GeoNames' cities15000)")
+    return load_geo(min_city_population=args.min_population)
+
+
+def _report_lines(importer: JsonlImport, output: dict[str, Any], path: str) -> int:
+    output["skipped"] = importer.error_count
+    output["errors"] = [str(error) for error in importer.errors[:100]]
+    emit(output)
+    for error in importer.errors[:ERRORS_SHOWN]:
+        print(f"error: {path}: {error}", file=sys.stderr)
+    if importer.error_count > ERRORS_SHOWN:
+        print(f"error: {path}: … and {importer.error_count - ERRORS_SHOWN} more", file=sys.stderr)
+    if importer.documents == 0 and importer.error_count:
+        return 1
+    return PARTIAL if importer.error_count else 0
+
+
+def _index(args: argparse.Namespace) -> int:
+    from quest.search.dense import APPROXIMATE_ABOVE
+    from quest.search.indexing import bm25_build, dense_build, index_status
+
+    output: dict[str, Any] = {}
+    if args.only in (None, "bm25"):
+        bm25 = bm25_build(args.directory)
+        output["bm25"] = {"passages": bm25.passages, "seconds": round(bm25.seconds, 2)}
+    if args.only in (None, "dense"):
+        above = args.approximate_above if args.approximate_above is not None else APPROXIMATE_ABOVE
+        dense = dense_build(args.directory, on_progress=_Progress("dense"), approximate_above=above)
+        output["dense"] = {
+            "passages": dense.passages,
+            "embedded": dense.embedded,
+            "reused": dense.reused,
+            "kind": dense.kind,
+            "seconds": round(dense.seconds, 2),
+        }
+    output["modes"] = list(index_status(args.directory).modes)
+    emit(output)
+    return 0
+
+
+class _Progress:
+    """Prints `dense: 1,280/10,070 passages embedded` at most every 5%."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.shown = -1
+
+    def __call__(self, done: int, total: int) -> None:
+        step = done * 20 // total if total else 20
+        if step != self.shown:
+            self.shown = step
+            print(f"{self.label}: {done:,}/{total:,} passages embedded", file=sys.stderr)
