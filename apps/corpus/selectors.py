@@ -22,11 +22,23 @@ def _corpus_dir() -> Path:
     return Path(settings.CORPUS_DIR)
 
 
-def _status_key() -> tuple[Any, ...]:
-    from quest.search.indexing import index_status
+def _mtime(path: Path) -> int:
+    try:
+        return path.stat().st_mtime_ns
+    except FileNotFoundError:
+        return 0
 
-    status = index_status(_corpus_dir())
-    return (str(_corpus_dir()), status.passages, status.bm25, status.dense, status.dense_kind)
+
+def _status_key() -> tuple[Any, ...]:
+    """Changes whenever the corpus or an index is rewritten (files are renamed into place).
+    Cheap on purpose: computing the full index status takes a third of a second mid-build."""
+    folder = _corpus_dir()
+    watched = (
+        folder / "corpus.json",
+        folder / "index" / "bm25" / "meta.json",
+        folder / "index" / "dense" / "index.json",
+    )
+    return (str(folder), *(_mtime(path) for path in watched))
 
 
 def searcher() -> Any:

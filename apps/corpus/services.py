@@ -71,6 +71,26 @@ def corpus_bootstrap() -> list[CorpusJob]:
     return [first, second]
 
 
+def corpus_recover_interrupted() -> list[CorpusJob]:
+    """Jobs left `running` by a worker that was stopped mid-way are marked interrupted and run
+    again (the dense build resumes from its embedding checkpoints). Only safe when no worker
+    can still be running them: the embedded launcher calls it before it starts the workers."""
+    stale = list(CorpusJob.objects.filter(status=JobStatus.RUNNING))
+    restarted = []
+    for job in stale:
+        CorpusJob.objects.filter(pk=job.pk).update(
+            status=JobStatus.FAILED,
+            error="interrupted: the worker stopped",
+            finished_at=timezone.now(),
+        )
+        restarted.append(
+            _enqueue(
+                job.kind, user=job.created_by, filename=job.filename, payload=bytes(job.payload)
+            )
+        )
+    return restarted
+
+
 def _progress(job_id: int) -> Callable[[int, int], None]:
     last = [0.0]
 

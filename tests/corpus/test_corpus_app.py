@@ -263,3 +263,13 @@ def test_a_real_worker_loads_a_jsonl_file_and_serves_it(
     assert status == "done"
     hits = client.get("/api/search?q=gamma photons", headers=headers).json()["results"]
     assert hits[0]["title"] == "Gamma"
+
+
+def test_a_job_interrupted_by_a_stopped_worker_is_run_again(corpus_dir: Path) -> None:
+    from apps.corpus.services import corpus_recover_interrupted
+
+    stuck = CorpusJob.objects.create(kind=JobKind.INDEX_DENSE, status=JobStatus.RUNNING)
+    [again] = corpus_recover_interrupted()
+    stuck.refresh_from_db()
+    assert stuck.status == JobStatus.FAILED and "interrupted" in stuck.error
+    assert (again.kind, again.status) == (JobKind.INDEX_DENSE, JobStatus.QUEUED)
