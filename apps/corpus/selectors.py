@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -84,19 +84,19 @@ def search(
 ) -> SearchAnswer:
     """Search the corpus. `sources` keeps only documents of those sources (google_scholar)."""
     from quest.search.hits import SearchError
+    from quest.search.scoped import StoreSources, search_sources
 
     if user is not None:
         require_role(user, Role.VIEWER)
     engine = searcher()
     try:
-        depth = k if sources is None else min(k * 5, 100)
-        results = engine.search(query, mode=mode or None, k=depth)
+        if sources is None:
+            results = engine.search(query, mode=mode or None, k=k)
+        else:
+            lookup = StoreSources(store())
+            results = search_sources(engine, lookup, query, sources=sources, mode=mode or None, k=k)
     except SearchError as exc:
         raise Invalid(str(exc)) from exc
-    if sources is not None:
-        pages = store()
-        kept = [r for r in results if (d := pages.get(r.url)) and d.source in sources][:k]
-        results = [replace(r, rank=rank) for rank, r in enumerate(kept, start=1)]
     return SearchAnswer(query, mode or engine.default_mode, engine.modes, results)
 
 
