@@ -119,7 +119,7 @@ def build_real(folder: Path, documents: list[Document], encoder: MiniLMEncoder) 
     progress = Progress()
     dense, dense_seconds = timed(lambda: dense_build(folder, encoder=encoder, on_progress=progress))
     return [
-        ["bm25 index (real corpus)", bm25.passages, bm25.passages, bm25_seconds],
+        ["bm25 index (real corpus)", bm25.passages, "-", bm25_seconds],
         [
             f"dense index ({dense.kind}, cached vectors reused)",
             dense.passages,

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from quest.search.encoder import prefer_passive_openmp
 from quest.search.hits import Hit
 
 if TYPE_CHECKING:
@@ -47,6 +48,7 @@ class DenseIndex:
         cls, vectors: Matrix, *, approximate_above: int = APPROXIMATE_ABOVE
     ) -> DenseIndex:
         """Exact when there are at most `approximate_above` vectors, HNSW above."""
+        prefer_passive_openmp()
         import faiss
         import numpy as np
 
@@ -89,6 +91,7 @@ class DenseIndex:
 
     @classmethod
     def load(cls, path: Path, kind: str) -> DenseIndex:
+        prefer_passive_openmp()
         import faiss
 
         index: Any = faiss.read_index(str(path))
