@@ -7,6 +7,7 @@ Framework-free: nothing here imports Django or any web or queue library.
 
 from __future__ import annotations
 
+from quest.rubric.batch import BatchScores, Forest, compile_forest, score_group
 from quest.rubric.checks import CheckContext, run_check
 from quest.rubric.citations import Citation, CitedAnswer, parse_citations, strip_citations
 from quest.rubric.documents import Document, DocumentStore, InMemoryDocumentStore, load_docs_jsonl
@@ -50,6 +51,7 @@ from quest.rubric.verdict import Evidence, LeafVerdict
 
 __all__ = [
     "FORMAT",
+    "BatchScores",
     "ChatClient",
     "Check",
     "CheckContext",
@@ -62,6 +64,7 @@ __all__ = [
     "Document",
     "DocumentStore",
     "Evidence",
+    "Forest",
     "ImportedTree",
     "InMemoryDocumentStore",
     "LabelledCitation",
@@ -79,6 +82,7 @@ __all__ = [
     "answer_reward",
     "check_tree",
     "combine",
+    "compile_forest",
     "compile_tree",
     "detect_shape",
     "discretise",
@@ -100,6 +104,7 @@ __all__ = [
     "relative_score",
     "reward_from_report",
     "run_check",
+    "score_group",
     "score_tree",
     "should_skip",
     "strip_citations",
