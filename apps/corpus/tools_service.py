@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
-import json
 import time
 from typing import Any
 
@@ -19,6 +18,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
 from apps.common.errors import DomainError
+from apps.common.jsonbody import loads_untrusted
 from apps.corpus import selectors
 
 MAX_QUERIES = 10
@@ -38,8 +38,8 @@ def _allowed(request: HttpRequest) -> bool:
 
 def _queries(request: HttpRequest) -> list[str]:
     try:
-        body = json.loads(request.body)
-    except (ValueError, RecursionError) as exc:
+        body = loads_untrusted(request.body)
+    except ValueError as exc:
         raise DomainError('body must be JSON: {"query": str | [str]}') from exc
     query = body.get("query") if isinstance(body, dict) else None
     queries = [query] if isinstance(query, str) else query

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from django.http import HttpRequest
@@ -8,6 +7,7 @@ from ninja import File, Query, Router, Status
 from ninja.files import UploadedFile
 
 from apps.common.errors import Invalid
+from apps.common.jsonbody import loads_untrusted
 from apps.rubrics import engine, evaluation, selectors, services
 from apps.rubrics.models import RubricVersion, Task, TaskImport
 from apps.rubrics.schemas import (
@@ -30,9 +30,7 @@ router = Router(tags=["tasks and rubric trees"])
 
 def _json_body(request: HttpRequest) -> Any:
     try:
-        return json.loads(request.body)
-    except RecursionError as exc:
-        raise Invalid("JSON nested too deeply") from exc
+        return loads_untrusted(request.body)
     except ValueError as exc:
         raise Invalid(f"request body is not JSON: {exc}") from exc
 

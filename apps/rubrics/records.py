@@ -6,10 +6,11 @@ Every problem names the record (line number or list index) it belongs to.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from apps.common.jsonbody import loads_untrusted
 
 MAX_RECORD_BYTES = 5_000_000
 
@@ -27,18 +28,11 @@ class RecordSource:
     records: Iterator[Record]
 
 
-def _loads(raw: bytes) -> Any:
-    try:
-        return json.loads(raw)
-    except RecursionError as exc:
-        raise ValueError("JSON nested too deeply") from exc
-
-
 def open_records(payload: bytes, filename: str = "") -> RecordSource:
     """The records of a JSON or JSONL file and how many there are (JSON is parsed once)."""
     if not filename.endswith(".jsonl") and payload.lstrip()[:1] in (b"[", b"{"):
         try:
-            document = _loads(payload)
+            document = loads_untrusted(payload)
         except ValueError:
             document = None  # not one JSON document: read it as JSONL below
         if document is not None:
@@ -68,7 +62,7 @@ def _jsonl(payload: bytes) -> Iterator[Record]:
             yield Record(where, None, f"record is larger than {MAX_RECORD_BYTES:,} bytes")
             continue
         try:
-            item = _loads(line)
+            item = loads_untrusted(line)
         except ValueError as exc:
             yield Record(where, None, f"not valid JSON: {exc}")
             continue
