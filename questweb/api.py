@@ -8,8 +8,10 @@ from ninja.errors import ValidationError
 
 from apps.accounts.api import router as accounts_router
 from apps.accounts.auth import API_AUTH
+from apps.audit.api import router as audit_router
 from apps.common.errors import DomainError
 from apps.corpus.api import router as corpus_router
+from apps.live.api import router as live_router
 from apps.rubrics.api import router as rubrics_router
 from questweb import __version__
 
@@ -44,3 +46,5 @@ def on_validation_error(request: HttpRequest, exc: ValidationError) -> HttpRespo
 api.add_router("/", accounts_router)
 api.add_router("/", rubrics_router)
 api.add_router("/", corpus_router)
+api.add_router("/", live_router)
+api.add_router("/", audit_router)

@@ -34,6 +34,8 @@ INSTALLED_APPS = [
     "apps.accounts",
     "apps.rubrics",
     "apps.corpus",
+    "apps.live",
+    "apps.audit",
 ]
 
 MIDDLEWARE = [

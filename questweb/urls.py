@@ -14,6 +14,8 @@ urlpatterns = [
     path("accounts/", include("apps.accounts.urls")),
     path("tasks/", include("apps.rubrics.urls")),
     path("corpus/", include("apps.corpus.urls")),
+    path("live/", include("apps.live.urls")),
+    path("audit/", include("apps.audit.urls")),
     path("tools/search", tools_service.tools_search, name="tools-search"),
     path("tools/scholar", tools_service.tools_scholar, name="tools-scholar"),
     path("tools/health", tools_service.tools_health, name="tools-health"),

@@ -1,0 +1,5 @@
+from __future__ import annotations
+
+from ninja import Router
+
+router = Router(tags=["live"])
