@@ -148,6 +148,14 @@ SCHOLAR_SOURCES = [s for s in ENV.get("QUESTWEB_SCHOLAR_SOURCES", "wikipedia").s
 # this token as a bearer token when it is set.
 TOOLS_TOKEN = ENV.get("QUESTWEB_TOOLS_TOKEN", "")
 
+# LLM endpoints for the llm policy besides those admins add in the database: a JSON list of
+# {"url", "model", "api_key"} objects or `url|model` pairs separated by commas.
+LLM_ENDPOINTS = ENV.get("QUESTWEB_LLM_ENDPOINTS", "")
+# Models a gpu worker loads in-process with vLLM, offered as `vllm:<model>` (comma-separated).
+LLM_VLLM_MODELS = [f"vllm:{m}" for m in ENV.get("QUESTWEB_VLLM_MODELS", "").split(",") if m]
+# A running session with no event for this long is marked stalled by the watchdog.
+LIVE_STALL_AFTER_SECONDS = int(ENV.get("QUESTWEB_LIVE_STALL_AFTER_SECONDS", "300"))
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -90,3 +90,53 @@ def start_worker(request: pytest.FixtureRequest) -> Iterator[Callable[..., objec
     for worker in workers:
         worker.terminate()
         worker.wait(30)
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="session")
+def asgi_server(django_db_setup: None, django_db_blocker: Any) -> Iterator[str]:
+    """The real ASGI app (HTTP and websockets) under uvicorn, on the test database and Redis."""
+    import os
+    import socket
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from django.conf import settings
+    from django.db import connection
+
+    with django_db_blocker.unblock():
+        db = connection.settings_dict
+    port = free_port()
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "questweb.settings",
+        "REDIS_URL": settings.REDIS_URL,
+    }
+    if db["ENGINE"].endswith("postgresql"):
+        env["DATABASE_URL"] = f"postgresql://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
+    argv = [sys.executable, "-m", "uvicorn", "questweb.asgi:application",
+            "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"]  # fmt: skip
+    server = subprocess.Popen(argv, cwd=Path(__file__).resolve().parent.parent, env=env)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                server.kill()
+                raise RuntimeError("uvicorn did not start") from None
+            time.sleep(0.1)
+    yield f"127.0.0.1:{port}"
+    server.terminate()
+    server.wait(30)

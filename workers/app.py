@@ -21,7 +21,12 @@ app.conf.beat_schedule = {
         "task": "workers.heartbeat_dispatch",
         "schedule": float(heartbeat.INTERVAL_SECONDS),
         "options": {"queue": Queue.DEFAULT.value, "expires": heartbeat.INTERVAL_SECONDS * 2},
-    }
+    },
+    "live-watchdog": {
+        "task": "apps.live.tasks.live_watchdog",
+        "schedule": 30.0,
+        "options": {"queue": Queue.DEFAULT.value, "expires": 60},
+    },
 }
 app.conf.imports = ("workers.tasks",)
 app.autodiscover_tasks()

@@ -1,5 +1,135 @@
 from __future__ import annotations
 
-from ninja import Router
+from typing import Any
 
-router = Router(tags=["live"])
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.urls import reverse
+from ninja import Query, Router, Status
+
+from apps.live import exports, llm, selectors, services
+from apps.live.models import Policy, Session
+from apps.live.schemas import EventPageOut, ModelsOut, SessionIn, SessionOut, SessionPageOut
+
+router = Router(tags=["live sessions"])
+
+
+def session_out(session: Session) -> dict[str, Any]:
+    return {
+        "id": session.public_id,
+        "question": session.question,
+        "task_id": session.task_id,
+        "policy": session.policy,
+        "model": session.model,
+        "budgets": session.budgets,
+        "status": session.status,
+        "visibility": session.visibility,
+        "owner": session.owner.username,
+        "last_seq": session.last_seq,
+        "answer": session.answer,
+        "result": session.result,
+        "created_at": session.created_at,
+        "started_at": session.started_at,
+        "finished_at": session.finished_at,
+        "url": reverse("live:detail", args=[session.public_id]),
+    }
+
+
+@router.post("/live/sessions", response={201: SessionOut}, summary="Start a research session")
+def session_create(request: HttpRequest, payload: SessionIn) -> Status[dict[str, Any]]:
+    session = services.session_create(
+        user=request.auth,  # type: ignore[attr-defined]
+        request=services.SessionRequest(**payload.model_dump()),
+    )
+    session = Session.objects.select_related("owner").get(pk=session.pk)
+    return Status(201, session_out(session))
+
+
+@router.get("/live/sessions", response=SessionPageOut, summary="Sessions you may watch")
+def session_list(
+    request: HttpRequest,
+    status: str = "",
+    policy: str = "",
+    mine: bool = False,
+    task_id: int | None = None,
+    q: str = "",
+    page: int = Query(1, ge=1),  # type: ignore[assignment]
+    page_size: int = Query(25, ge=1, le=100),  # type: ignore[assignment]
+) -> dict[str, Any]:
+    filters = selectors.SessionFilters(
+        status=status, policy=policy, mine=mine, task_id=task_id, text=q
+    )
+    sessions = selectors.session_list(user=request.auth, filters=filters)  # type: ignore[attr-defined]
+    paginator = Paginator(sessions, page_size)
+    current = paginator.get_page(page)
+    return {
+        "count": paginator.count,
+        "page": current.number,
+        "pages": paginator.num_pages,
+        "sessions": [session_out(s) for s in current.object_list],
+    }
+
+
+@router.get("/live/models", response=ModelsOut, summary="Policies and models a session may use")
+def models(request: HttpRequest) -> dict[str, Any]:
+    return {"policies": list(Policy.values), "models": llm.model_choices()}
+
+
+@router.get("/live/sessions/{public_id}", response=SessionOut, summary="One session")
+def session_get(request: HttpRequest, public_id: str) -> dict[str, Any]:
+    return session_out(selectors.session_get(user=request.auth, public_id=public_id))  # type: ignore[attr-defined]
+
+
+@router.post("/live/sessions/{public_id}/stop", response=SessionOut, summary="Stop a session")
+def session_stop(request: HttpRequest, public_id: str) -> dict[str, Any]:
+    session = services.session_stop(user=request.auth, public_id=public_id)  # type: ignore[attr-defined]
+    return session_out(session)
+
+
+@router.get(
+    "/live/sessions/{public_id}/events",
+    response=EventPageOut,
+    summary="Events after a sequence number (resume with the last seq you saw)",
+)
+def session_events(
+    request: HttpRequest,
+    public_id: str,
+    after: int = Query(0, ge=0),  # type: ignore[assignment]
+    limit: int = Query(500, ge=1, le=selectors.MAX_EVENTS_PER_PAGE),  # type: ignore[assignment]
+) -> dict[str, Any]:
+    session = selectors.session_get(user=request.auth, public_id=public_id)  # type: ignore[attr-defined]
+    page = selectors.events_after(session=session, after=after, limit=limit)
+    return {
+        "session": session.public_id,
+        "status": session.status,
+        "last_seq": page.last_seq,
+        "events": page.events,
+        "gaps": [{"from": first, "to": last} for first, last in page.gaps],
+    }
+
+
+@router.get(
+    "/live/sessions/{public_id}/export",
+    response={200: None},
+    summary="The session as Markdown (format=md) or JSON with every event (format=json)",
+)
+def session_export(request: HttpRequest, public_id: str, format: str = "md") -> HttpResponse:
+    session = selectors.session_get(user=request.auth, public_id=public_id)  # type: ignore[attr-defined]
+    return export_response(session, format)
+
+
+def export_response(session: Session, format: str) -> HttpResponse:
+    from apps.common.errors import Invalid
+
+    name = f"session-{session.public_id}"
+    if format == "md":
+        response = HttpResponse(exports.markdown(session), content_type="text/markdown")
+        response["Content-Disposition"] = f'attachment; filename="{name}.md"'
+        return response
+    if format == "json":
+        streamed = StreamingHttpResponse(
+            exports.json_chunks(session), content_type="application/json"
+        )
+        streamed["Content-Disposition"] = f'attachment; filename="{name}.json"'
+        return streamed
+    raise Invalid("format must be md or json")

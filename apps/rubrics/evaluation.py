@@ -90,10 +90,16 @@ def task_try_answer(*, user: User, task_id: int, answer: str) -> TryResult:
     if not text:
         raise Invalid("the answer is empty")
     task = selectors.task_get(user=user, task_id=task_id)
+    return answer_evaluate(task=task, text=text)
+
+
+def answer_evaluate(*, task: Task, text: str, judge: Any = None) -> TryResult:
+    """Score `text` against the task's current tree, reading cited pages from the corpus; judge
+    leaves go to `judge` (a ChatClient) when one is given."""
     tree = _current_tree(task)
     pages = corpus_store()
-    report = evaluate(compile_tree(engine.load(tree)), text, pages, None, task=task.question)
-    labels = label_citations(parse_citations(text), pages, None, task=task.question)
+    report = evaluate(compile_tree(engine.load(tree)), text, pages, judge, task=task.question)
+    labels = label_citations(parse_citations(text), pages, judge, task=task.question)
     reward = reward_from_report(report, labels)
     counts = Counter(label.label for label in labels)
     summary = {

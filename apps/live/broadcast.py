@@ -1,0 +1,49 @@
+"""The one way a live event is made: persist it, then tell the websocket group after commit.
+
+A viewer therefore never sees an event the database does not have, and a reconnecting viewer
+can always fetch what it missed by seq (see consumers.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import transaction
+from django.utils import timezone
+
+from apps.live.models import Event, Session
+
+
+def group_name(public_id: object) -> str:
+    return f"live.{public_id}"
+
+
+def _send(public_id: str, message: dict[str, object]) -> None:
+    layer = get_channel_layer()
+    if layer is not None:
+        async_to_sync(layer.group_send)(
+            group_name(public_id), {"type": "live.event", "event": message}
+        )
+
+
+def event_append(
+    *, session_id: int, type: str, payload: Mapping[str, Any], **session_fields: Any
+) -> Event:
+    """Number, store and (after commit) broadcast one event; `session_fields` are written to the
+    session row in the same transaction (a status change travels with its event)."""
+    with transaction.atomic():
+        session = (
+            Session.objects.select_for_update()
+            .only("id", "public_id", "last_seq")
+            .get(pk=session_id)
+        )
+        now = timezone.now()
+        seq = session.last_seq + 1
+        event = Event.objects.create(session=session, seq=seq, type=type, payload=dict(payload))
+        Session.objects.filter(pk=session_id).update(last_seq=seq, active_at=now, **session_fields)
+        message = event.to_message(str(session.public_id))
+        transaction.on_commit(lambda: _send(str(session.public_id), message))
+    return event

@@ -1,0 +1,92 @@
+"""A session written out: Markdown for people, JSON (every event, streamed) for programs."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from apps.live.models import Event, Session
+
+EXPORT_BATCH = 500
+
+
+def _events(session: Session) -> Iterator[Event]:
+    return Event.objects.filter(session=session).order_by("seq").iterator(chunk_size=EXPORT_BATCH)
+
+
+def json_chunks(session: Session) -> Iterator[str]:
+    """`{"session": {...}, "events": [...]}` in pieces, so a long session never sits in memory."""
+    header = {
+        "id": str(session.public_id),
+        "question": session.question,
+        "task_id": session.task_id,
+        "policy": session.policy,
+        "model": session.model,
+        "budgets": session.budgets,
+        "status": session.status,
+        "answer": session.answer,
+        "result": session.result,
+        "created_at": session.created_at.isoformat(),
+        "finished_at": session.finished_at.isoformat() if session.finished_at else None,
+    }
+    yield '{"session": ' + json.dumps(header) + ', "events": ['
+    for index, event in enumerate(_events(session)):
+        record = {k: v for k, v in event.to_message(header["id"]).items() if k != "session"}
+        yield ("," if index else "") + "\n" + json.dumps(record)
+    yield "\n]}\n"
+
+
+def _state_lines(state: dict[str, Any]) -> list[str]:
+    info = state.get("information_state") or {}
+    lines: list[str] = []
+    for key, title in (
+        ("trusted", "Trusted"),
+        ("untrusted", "Contradicted"),
+        ("uncertain", "Open"),
+    ):
+        items = info.get(key) or []
+        if not items:
+            continue
+        lines += ["", f"### {title}"]
+        for item in items:
+            sources = ", ".join(item.get("sources") or [])
+            need = f" — next: {item['need']}" if item.get("need") else ""
+            lines.append(f"- {item.get('claim', '')} ({sources}){need}")
+    return lines
+
+
+def markdown(session: Session) -> str:
+    lines = [f"# {session.question}", ""]
+    lines.append(
+        f"- status: {session.status}\n- policy: {session.policy}"
+        + (f" ({session.model})" if session.model else "")
+        + f"\n- started: {session.created_at:%Y-%m-%d %H:%M UTC}"
+    )
+    state: dict[str, Any] | None = None
+    steps: list[str] = []
+    sources: dict[str, str] = {}
+    for event in _events(session):
+        payload = event.payload
+        if event.type == "tool_call":
+            args = json.dumps(payload.get("arguments", {}), ensure_ascii=False)
+            steps.append(f"{len(steps) + 1}. `{payload.get('name')}` {args[:300]}")
+        elif event.type == "tool_result":
+            for source in payload.get("sources") or []:
+                sources.setdefault(source.get("url", ""), source.get("title", ""))
+        elif event.type == "state":
+            state = payload.get("state")
+    lines += ["", "## Report", "", session.answer or "_no answer_"]
+    score = session.result.get("score")
+    if score:
+        lines += ["", "## Rubric score", "", f"- root score: {score.get('root_score')}"]
+        reward = score.get("reward") or {}
+        lines += [f"- {key}: {value}" for key, value in reward.items()]
+    if state:
+        lines += ["", "## Research state", *_state_lines(state)]
+    if sources:
+        lines += ["", "## Sources read", ""]
+        lines += [f"- [{title or url}]({url})" for url, title in sources.items()]
+    if steps:
+        lines += ["", "## Tool calls", "", *steps]
+    return "\n".join(lines) + "\n"

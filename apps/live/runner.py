@@ -1,0 +1,163 @@
+"""A live session's run inside a worker: the agent loop, with a sink that persists and
+broadcasts every event it emits, and the task's rubric scored as the research goes."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from apps.live import llm
+from apps.live.broadcast import event_append
+from apps.live.models import Policy, Session, SessionStatus
+from apps.live.scoring import TaskScorer
+
+log = logging.getLogger(__name__)
+
+
+class SessionSink:
+    """The agent's EventSink. `finished` is held back: the runner sends it last, after the final
+    rubric score, together with the session's terminal status."""
+
+    def __init__(self, session_id: int, scorer: TaskScorer | None) -> None:
+        self.session_id = session_id
+        self.scorer = scorer
+        self.finished: dict[str, Any] = {}
+
+    def emit(self, type: str, payload: dict[str, Any]) -> None:
+        if type == "finished":
+            self.finished = dict(payload)
+            return
+        fields: dict[str, Any] = {}
+        if type == "answer":
+            fields["answer"] = str(payload.get("text", ""))
+        event_append(session_id=self.session_id, type=type, payload=payload, **fields)
+        if type == "state" and self.scorer is not None:
+            self._score_state(payload)
+
+    def _score_state(self, payload: dict[str, Any]) -> None:
+        try:
+            scored = self.scorer.on_state(payload.get("state") or {})  # type: ignore[union-attr]
+        except Exception:  # scoring is a view of the run; it must never end it
+            log.exception("scoring a state of session %s failed", self.session_id)
+            return
+        for kind, body in scored:
+            event_append(session_id=self.session_id, type=kind, payload=body)
+
+
+def _claim(session_id: int) -> Session | None:
+    """Mark a queued session running; None when it already ran, was stopped or is unknown."""
+    with transaction.atomic():
+        session = (
+            Session.objects.select_for_update().select_related("task").filter(pk=session_id).first()
+        )
+        if session is None or session.status != SessionStatus.QUEUED:
+            return None
+        session.status = SessionStatus.RUNNING
+        session.started_at = session.active_at = timezone.now()
+        session.save(update_fields=["status", "started_at", "active_at"])
+        return session
+
+
+def _stop_requested(session_id: int) -> bool:
+    return Session.objects.filter(pk=session_id, stop_requested=True).exists()
+
+
+def _agent_parts(session: Session) -> tuple[Any, Any, Any]:
+    """(policy, condenser, judge client) for the session."""
+    from quest.agent import LLMCondenser, LLMPolicy, RuleCondenser, ScriptedPolicy
+
+    if session.policy == Policy.SCRIPTED:
+        return ScriptedPolicy(), RuleCondenser(), None
+    client = llm.client_for(session.model)
+    return LLMPolicy(client), LLMCondenser(client), client
+
+
+def _budgets(session: Session) -> Any:
+    from dataclasses import replace
+
+    from quest.agent import Budgets
+
+    return replace(
+        Budgets.rl(),
+        max_turns=int(session.budgets.get("max_turns", 30)),
+        condense_at_tokens=int(session.budgets.get("condense_at_tokens", 16_384)),
+    )
+
+
+def _toolbox() -> Any:
+    from apps.corpus.selectors import searcher, store
+    from quest.tools.offline import CorpusSearch
+    from quest.tools.toolbox import Toolbox
+
+    pages, index = store(), searcher()
+    return Toolbox.build(
+        search=CorpusSearch(index, pages),
+        scholar=CorpusSearch(index, pages, sources=settings.SCHOLAR_SOURCES),
+        pages=pages,
+    )
+
+
+def session_run(*, session_id: int) -> None:
+    session = _claim(session_id)
+    if session is None:
+        log.info("session %s is not queued; nothing to run", session_id)
+        return
+    scorer = TaskScorer(session.task) if session.task and session.task.current_version else None
+    sink = SessionSink(session.pk, scorer)
+    status = SessionStatus.FINISHED
+    try:
+        policy, condenser, judge = _agent_parts(session)
+        if scorer is not None:
+            scorer.judge = judge
+        from quest.agent import run_agent
+
+        run_agent(
+            session.question,
+            policy=policy,
+            toolbox=_toolbox(),
+            condenser=condenser,
+            budgets=_budgets(session),
+            sink=sink,
+            should_stop=lambda: _stop_requested(session_id),
+        )
+    except Exception as exc:
+        log.exception("session %s failed", session_id)
+        status = SessionStatus.FAILED
+        event_append(session_id=session_id, type="error", payload={"message": _reason(exc)})
+        sink.finished = {**sink.finished, "status": "failed"}
+    _finish(session, sink, status)
+
+
+def _reason(exc: Exception) -> str:
+    from apps.common.errors import DomainError
+
+    if isinstance(exc, DomainError):
+        return exc.message
+    return f"the run failed: {type(exc).__name__}: {str(exc)[:300]}"
+
+
+def _finish(session: Session, sink: SessionSink, status: str) -> None:
+    result: dict[str, Any] = {"usage": sink.finished}
+    if sink.scorer is not None:
+        answer = Session.objects.filter(pk=session.pk).values_list("answer", flat=True).get()
+        if answer.strip():
+            try:
+                events, result["score"] = sink.scorer.final(answer)
+                for kind, body in events:
+                    event_append(session_id=session.pk, type=kind, payload=body)
+            except Exception:
+                log.exception("final scoring of session %s failed", session.pk)
+    if sink.finished.get("status") == "failed":
+        status = SessionStatus.FAILED
+    event_append(
+        session_id=session.pk,
+        type="finished",
+        payload={**sink.finished, "session_status": str(status)},
+        status=status,
+        finished_at=timezone.now(),
+        result=result,
+    )

@@ -1,0 +1,185 @@
+"""Starting, stopping and watching over live sessions. The run itself is in runner.py."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from apps.accounts.permissions import require_role
+from apps.accounts.roles import Role
+from apps.common.errors import Conflict, Forbidden, Invalid
+from apps.live import llm
+from apps.live.broadcast import event_append
+from apps.live.models import ACTIVE_STATUSES, Event, Policy, Session, SessionStatus, Visibility
+from apps.live.selectors import can_manage, session_get
+from apps.rubrics import selectors as task_selectors
+
+MAX_QUESTION_CHARS = 4000
+MAX_ACTIVE_PER_USER = 3
+# Bounds on what a user may ask for; the QUEST inference scripts allow 400 turns.
+TURN_LIMITS = (1, 400)
+CONDENSE_LIMITS = (1_000, 200_000)
+DEFAULT_BUDGETS = {"max_turns": 30, "condense_at_tokens": 16_384}
+
+
+@dataclass(frozen=True)
+class SessionRequest:
+    question: str = ""
+    task_id: int | None = None
+    policy: str = Policy.SCRIPTED
+    model: str = ""
+    max_turns: int | None = None
+    condense_at_tokens: int | None = None
+    visibility: str = Visibility.PUBLIC
+
+
+def _bounded(name: str, value: int | None, limits: tuple[int, int], default: int) -> int:
+    if value is None:
+        return default
+    low, high = limits
+    if not low <= value <= high:
+        raise Invalid(f"{name} must be between {low:,} and {high:,}")
+    return value
+
+
+def _question(user: Any, request: SessionRequest) -> tuple[str, Any]:
+    if request.task_id is not None:
+        task = task_selectors.task_get(user=user, task_id=request.task_id)
+        return task.question, task
+    question = request.question.strip()
+    if not question:
+        raise Invalid("give a question or a task")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise Invalid(f"the question is longer than {MAX_QUESTION_CHARS:,} characters")
+    return question, None
+
+
+def _model(request: SessionRequest) -> str:
+    if request.policy not in Policy.values:
+        raise Invalid(f"policy must be one of {', '.join(Policy.values)}")
+    if request.policy == Policy.SCRIPTED:
+        return ""
+    choices = llm.model_choices()
+    model = request.model or (choices[0] if choices else "")
+    if model not in choices:
+        raise Invalid(f"model must be one of {', '.join(choices)}")
+    return model
+
+
+def session_create(*, user: Any, request: SessionRequest) -> Session:
+    require_role(user, Role.VIEWER)
+    question, task = _question(user, request)
+    model = _model(request)
+    if request.visibility not in Visibility.values:
+        raise Invalid(f"visibility must be one of {', '.join(Visibility.values)}")
+    budgets = {
+        "max_turns": _bounded(
+            "max_turns", request.max_turns, TURN_LIMITS, DEFAULT_BUDGETS["max_turns"]
+        ),
+        "condense_at_tokens": _bounded(
+            "condense_at_tokens",
+            request.condense_at_tokens,
+            CONDENSE_LIMITS,
+            DEFAULT_BUDGETS["condense_at_tokens"],
+        ),
+    }
+    with transaction.atomic():
+        active = Session.objects.select_for_update().filter(owner=user, status__in=ACTIVE_STATUSES)
+        if len(active) >= MAX_ACTIVE_PER_USER:
+            raise Conflict(
+                f"you already have {MAX_ACTIVE_PER_USER} sessions queued or running; "
+                "stop one or wait for it to finish"
+            )
+        session = Session.objects.create(
+            question=question,
+            task=task,
+            policy=request.policy,
+            model=model,
+            budgets=budgets,
+            visibility=request.visibility,
+            owner=user,
+        )
+        transaction.on_commit(lambda: _enqueue(session))
+    return session
+
+
+def _enqueue(session: Session) -> None:
+    from apps.live import tasks
+
+    runner = tasks.gpu_session_run if llm.needs_gpu(session.model) else tasks.cpu_session_run
+    runner.delay(session.pk)
+
+
+def session_stop(*, user: Any, public_id: object) -> Session:
+    """Ask a running session to stop (it ends with a partial report); a queued one ends now."""
+    session = session_get(user=user, public_id=public_id)
+    if session.owner_id != user.pk and not can_manage(user):
+        raise Forbidden("only the session's owner or an admin can stop it")
+    with transaction.atomic():
+        session = Session.objects.select_for_update().get(pk=session.pk)
+        if not session.is_active:
+            raise Conflict(f"the session has already ended ({session.status})")
+        if session.status == SessionStatus.QUEUED:
+            event_append(
+                session_id=session.pk,
+                type="finished",
+                payload={"status": "stopped", "turns": 0, "reason": "stopped before it started"},
+                status=SessionStatus.FINISHED,
+                stop_requested=True,
+                finished_at=timezone.now(),
+            )
+        else:
+            Session.objects.filter(pk=session.pk).update(
+                stop_requested=True, status=SessionStatus.STOPPING
+            )
+    session.refresh_from_db()
+    return session
+
+
+def sessions_mark_stalled(*, now: Any = None) -> int:
+    """Running sessions with no event for LIVE_STALL_AFTER_SECONDS are marked stalled and told
+    to stop, so a worker that was only slow ends cleanly at its next turn."""
+    now = now or timezone.now()
+    cutoff = now - timedelta(seconds=settings.LIVE_STALL_AFTER_SECONDS)
+    stale = Session.objects.filter(
+        status__in=(SessionStatus.RUNNING, SessionStatus.STOPPING), active_at__lt=cutoff
+    ).values_list("pk", flat=True)
+    count = 0
+    for session_id in list(stale):
+        with transaction.atomic():
+            locked = Session.objects.select_for_update().get(pk=session_id)
+            if locked.status not in (SessionStatus.RUNNING, SessionStatus.STOPPING):
+                continue
+            if locked.active_at is None or locked.active_at >= cutoff:
+                continue
+            event_append(
+                session_id=session_id,
+                type="error",
+                payload={
+                    "message": (
+                        f"no event for {settings.LIVE_STALL_AFTER_SECONDS} s: the worker may "
+                        "have died; the session is marked stalled"
+                    ),
+                    "stalled": True,
+                },
+                status=SessionStatus.STALLED,
+                stop_requested=True,
+                finished_at=now,
+            )
+            count += 1
+    return count
+
+
+def events_prune(*, session_id: int, types: tuple[str, ...], keep_last: int = 0) -> int:
+    """Delete a session's events of the given types except its newest `keep_last` events.
+    Clients that ask for the deleted seqs are told about the gap (selectors.events_after)."""
+    last = Session.objects.filter(pk=session_id).values_list("last_seq", flat=True).get()
+    deleted, _ = Event.objects.filter(
+        session_id=session_id, type__in=types, seq__lte=last - keep_last
+    ).delete()
+    return deleted

@@ -1,0 +1,115 @@
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from apps.common.errors import DomainError
+from apps.live import llm, selectors, services
+from apps.live.api import export_response
+from apps.live.models import Policy, SessionStatus, Visibility
+from apps.rubrics.tree_view import tree_rows
+
+
+def _int(value: str | None) -> int | None:
+    try:
+        return int(value) if value else None
+    except ValueError:
+        return None
+
+
+def _filters(request: HttpRequest) -> selectors.SessionFilters:
+    get = request.GET
+    return selectors.SessionFilters(
+        status=get.get("status", "")[:20],
+        policy=get.get("policy", "")[:20],
+        mine=get.get("mine") == "1",
+        task_id=_int(get.get("task")),
+        text=get.get("q", "")[:200],
+    )
+
+
+@login_required
+@require_GET
+def session_list(request: HttpRequest) -> HttpResponse:
+    filters = _filters(request)
+    sessions = selectors.session_list(user=request.user, filters=filters)
+    page = Paginator(sessions, 25).get_page(request.GET.get("page"))
+    kept = {k: v for k, v in request.GET.items() if k != "page" and v}
+    context = {
+        "page": page,
+        "filters": filters,
+        "querystring": urlencode(kept),
+        "statuses": SessionStatus.choices,
+        "policies": Policy.choices,
+        "visibilities": Visibility.choices,
+        "models": llm.model_choices(),
+        "task_id": request.GET.get("task", ""),
+    }
+    template = "live/session_list.html#results" if request.htmx else "live/session_list.html"  # type: ignore[attr-defined]
+    return render(request, template, context)
+
+
+@login_required
+@require_POST
+def session_create(request: HttpRequest) -> HttpResponse:
+    post = request.POST
+    try:
+        session = services.session_create(
+            user=request.user,
+            request=services.SessionRequest(
+                question=post.get("question", ""),
+                task_id=_int(post.get("task_id")),
+                policy=post.get("policy", Policy.SCRIPTED),
+                model=post.get("model", ""),
+                max_turns=_int(post.get("max_turns")),
+                visibility=post.get("visibility", Visibility.PUBLIC),
+            ),
+        )
+    except DomainError as exc:
+        messages.error(request, exc.message)
+        return redirect("live:list")
+    return redirect("live:detail", public_id=session.public_id)
+
+
+def _page_context(request: HttpRequest, public_id: Any) -> dict[str, Any]:
+    session = selectors.session_get(user=request.user, public_id=public_id)
+    version = session.task.current_version if session.task else None
+    return {
+        "session": session,
+        "rows": tree_rows(version.tree) if version else [],
+        "can_stop": session.owner_id == request.user.pk or selectors.can_manage(request.user),
+    }
+
+
+@login_required
+@require_GET
+def session_detail(request: HttpRequest, public_id: Any) -> HttpResponse:
+    return render(request, "live/session_detail.html", _page_context(request, public_id))
+
+
+@login_required
+@require_POST
+def session_stop(request: HttpRequest, public_id: Any) -> HttpResponse:
+    try:
+        services.session_stop(user=request.user, public_id=public_id)
+    except DomainError as exc:
+        if request.htmx:  # type: ignore[attr-defined]
+            return HttpResponse(exc.message, status=exc.status)
+        messages.error(request, exc.message)
+    if request.htmx:  # type: ignore[attr-defined]
+        return HttpResponse('<span class="muted">stopping…</span>')
+    return redirect("live:detail", public_id=public_id)
+
+
+@login_required
+@require_GET
+def session_export(request: HttpRequest, public_id: Any) -> HttpResponse:
+    session = selectors.session_get(user=request.user, public_id=public_id)
+    return export_response(session, request.GET.get("format", "md"))

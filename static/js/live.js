@@ -1,0 +1,240 @@
+// The live session page: one renderer for events arriving over the websocket and for a replay
+// of a finished session. Everything is written with textContent, never innerHTML: event payloads
+// carry web text and model output.
+(function () {
+  "use strict";
+
+  const root = document.getElementById("live-session");
+  if (!root) return;
+
+  const $ = (selector) => root.querySelector(selector);
+  const el = (tag, cls, text) => {
+    const node = document.createElement(tag);
+    if (cls) node.className = cls;
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    return node;
+  };
+  const TERMINAL = new Set(["finished", "failed", "stalled"]);
+  const state = { lastSeq: 0, events: [], sources: new Map(), socket: null, retry: 0, ended: false };
+
+  function docLink(url, label) {
+    const a = el("a", "chip", label);
+    a.href = root.dataset.doc + "?url=" + encodeURIComponent(url);
+    a.title = url;
+    return a;
+  }
+
+  function setStatus(status) {
+    const badge = $("[data-testid=status]");
+    badge.textContent = status;
+    badge.className = "status status-" + status;
+    root.dataset.status = status;
+    const stop = $(".stop-form");
+    if (stop && TERMINAL.has(status)) stop.hidden = true;
+  }
+
+  function timeline(type, title, body) {
+    const item = el("li", "ev ev-" + type);
+    item.append(el("span", "ev-type", type.replace("_", " ")), el("span", "ev-title", title));
+    if (body) {
+      const details = el("details");
+      details.append(el("summary", null, "show"), el("pre", null, body));
+      item.append(details);
+    }
+    $("[data-testid=timeline]").append(item);
+  }
+
+  function fillList(list, items, render) {
+    list.replaceChildren();
+    if (!items || !items.length) list.append(el("li", "muted", "nothing yet"));
+    for (const item of items || []) list.append(render(item));
+  }
+
+  function fact(item) {
+    const li = el("li", null, item.claim);
+    for (const url of item.sources || []) li.append(" ", docLink(url, "source"));
+    if (item.need) li.append(el("div", "need", "next: " + item.need));
+    if (item.reason) li.title = item.reason;
+    return li;
+  }
+
+  function renderState(dr) {
+    const info = (dr && dr.information_state) || {};
+    fillList($(".board .trusted"), info.trusted, fact);
+    fillList($(".board .untrusted"), info.untrusted, fact);
+    fillList($(".board .uncertain"), info.uncertain, fact);
+  }
+
+  function addSources(list) {
+    const ul = $("[data-testid=sources]");
+    for (const source of list || []) {
+      if (!source.url || state.sources.has(source.url)) continue;
+      if (!state.sources.size) ul.replaceChildren();
+      state.sources.set(source.url, source.title);
+      const li = el("li");
+      li.append(docLink(source.url, source.title || source.url));
+      ul.append(li);
+    }
+  }
+
+  function renderReport(payload) {
+    const box = $("[data-testid=report]");
+    box.replaceChildren();
+    box.classList.remove("muted");
+    const byNumber = new Map((payload.citations || []).map((c) => [String(c.n), c]));
+    for (const line of String(payload.text || "").split("\n")) {
+      const p = el("p");
+      // Citation markers [n] become chips that open the cited document.
+      for (const part of line.split(/(\[\d+\])/)) {
+        const cited = /^\[(\d+)\]$/.exec(part);
+        const citation = cited && byNumber.get(cited[1]);
+        p.append(citation ? docLink(citation.url, "[" + cited[1] + "]") : part);
+      }
+      box.append(p);
+    }
+    if (payload.partial || payload.forced) {
+      box.prepend(el("p", "tag", payload.partial ? "partial report" : "forced final answer"));
+    }
+  }
+
+  function renderVerdict(payload) {
+    for (const [id, result] of Object.entries(payload.nodes || {})) {
+      const node = root.querySelector('[data-node="' + CSS.escape(id) + '"]');
+      if (!node) continue;
+      node.className = node.className.replace(/\bst-\S+/g, "").trim() + " st-" + result.status;
+      let badge = node.querySelector(":scope > .line .verdict, :scope > details > summary .score");
+      if (!badge) {
+        const line = node.querySelector(":scope > .line, :scope > details > summary");
+        badge = el("span", line && line.tagName === "SUMMARY" ? "score" : "verdict");
+        if (line) line.prepend(badge);
+      }
+      badge.textContent = badge.classList.contains("score") ? Number(result.score).toFixed(2) : result.status;
+    }
+  }
+
+  function renderScore(payload) {
+    const line = $("[data-testid=score]");
+    if (!line) return;
+    const bounds = payload.complete ? "" : " (undecided leaves: " + payload.lower.toFixed(2) + "–" + payload.upper.toFixed(2) + ")";
+    line.textContent = (payload.final ? "final " : "so far ") + Number(payload.root_score).toFixed(2) + bounds;
+    const reward = $("[data-testid=reward]");
+    if (payload.reward) {
+      reward.hidden = false;
+      reward.replaceChildren(el("strong", null, "Reward"));
+      for (const [key, value] of Object.entries(payload.reward)) {
+        reward.append(el("div", null, key + ": " + (typeof value === "number" ? value.toFixed(3) : value)));
+      }
+    }
+  }
+
+  function renderUsage(payload) {
+    const dl = $("[data-testid=usage]");
+    dl.replaceChildren();
+    for (const key of ["turns", "tool_calls", "condensations", "prompt_tokens", "completion_tokens", "elapsed_s"]) {
+      if (payload[key] === undefined) continue;
+      const div = el("div");
+      div.append(el("dt", null, key.replace("_", " ")), el("dd", null, payload[key]));
+      dl.append(div);
+    }
+  }
+
+  const RENDER = {
+    started: (p) => { setStatus("running"); timeline("started", p.policy || "", null); },
+    thought: (p) => timeline("thought", (p.text || "").slice(0, 160), p.text),
+    tool_call: (p) => timeline("tool_call", p.name + " " + JSON.stringify(p.arguments || {}).slice(0, 200), null),
+    tool_result: (p) => {
+      timeline("tool_result", (p.ok ? "" : "error: ") + (p.name || ""), p.text);
+      addSources(p.sources);
+    },
+    reminder: (p) => timeline("reminder", p.problem || "invalid turn", p.text),
+    state: (p) => {
+      renderState(p.state);
+      timeline("state", "condensed" + (p.recovered ? " (recovered from a bad condenser reply)" : ""), null);
+    },
+    answer: (p) => { renderReport(p); timeline("answer", p.partial ? "partial report" : "final answer", null); },
+    verdict: renderVerdict,
+    score: renderScore,
+    error: (p) => timeline("error", p.message || "error", null),
+    gap: (p) => timeline("gap", "events " + p.from + "–" + p.to + " were pruned and cannot be shown", null),
+    finished: (p) => {
+      setStatus(p.session_status || (p.status === "failed" ? "failed" : "finished"));
+      renderUsage(p);
+      timeline("finished", p.status || "", null);
+    },
+  };
+
+  function apply(event) {
+    const render = RENDER[event.type];
+    if (render) render(event.payload || {});
+  }
+
+  function receive(event) {
+    if (event.seq <= state.lastSeq) return; // a duplicate after a reconnect
+    state.lastSeq = event.seq;
+    state.events.push(event);
+    apply(event);
+    root.dataset.lastSeq = String(state.lastSeq);
+    if (event.type === "finished" || (event.type === "error" && event.payload && event.payload.stalled)) {
+      state.ended = true;
+      if (event.type === "error") setStatus("stalled");
+      enableReplay();
+      if (state.socket) state.socket.close(1000);
+    }
+  }
+
+  function connection(text) {
+    $("[data-testid=connection]").textContent = text;
+  }
+
+  function connect() {
+    const scheme = location.protocol === "https:" ? "wss://" : "ws://";
+    const socket = new WebSocket(scheme + location.host + root.dataset.ws + "?after=" + state.lastSeq);
+    state.socket = socket;
+    socket.onopen = () => { state.retry = 0; connection("live"); };
+    socket.onmessage = (message) => receive(JSON.parse(message.data));
+    socket.onclose = (closed) => {
+      state.socket = null;
+      if (state.ended) { connection(""); return; }
+      if (closed.code >= 4400 && closed.code < 4500) { connection("not allowed to watch (" + closed.code + ")"); return; }
+      // Reconnect with the last seq seen; the server sends exactly what was missed.
+      const delay = Math.min(10000, 500 * 2 ** state.retry++);
+      connection("reconnecting…");
+      setTimeout(connect, delay);
+    };
+  }
+
+  function resetView() {
+    $("[data-testid=timeline]").replaceChildren();
+    renderState(null);
+    state.sources.clear();
+    $("[data-testid=sources]").replaceChildren(el("li", "muted", "none yet"));
+    const report = $("[data-testid=report]");
+    report.replaceChildren(el("span", null, "No answer yet."));
+    report.classList.add("muted");
+    root.querySelectorAll("[data-node]").forEach((node) => {
+      node.className = node.className.replace(/\bst-\S+/g, "").trim();
+      node.querySelectorAll(":scope > .line .verdict, :scope > details > summary .score").forEach((b) => b.remove());
+    });
+    const score = $("[data-testid=score]");
+    if (score) score.textContent = "";
+    const reward = $("[data-testid=reward]");
+    if (reward) reward.hidden = true;
+  }
+
+  function enableReplay() {
+    const label = $(".scrub");
+    const range = label.querySelector("input");
+    const output = label.querySelector("output");
+    range.max = String(state.events.length);
+    range.value = range.max;
+    output.textContent = range.value + " / " + range.max;
+    label.hidden = false;
+    range.oninput = () => {
+      resetView();
+      state.events.slice(0, Number(range.value)).forEach(apply);
+      output.textContent = range.value + " / " + range.max;
+    };
+  }
+
+  connect();
+})();
