@@ -128,7 +128,12 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
 
 CHANNEL_LAYERS = {
     "default": {
-        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        # Redis pub/sub: a group message is published once and each web process fans it out to
+        # its own viewers in memory. The list-based core layer pops one message per viewer from
+        # Redis, which took p50 from 6 ms to 50-110 ms at 200 viewers of one session
+        # (benchmarks/live_bench.py). Pub/sub drops what nobody listens to; live viewers recover
+        # anything they miss by seq from the database (apps/live/consumers.py).
+        "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
         "CONFIG": {
             # socket_timeout None: with redis-py 8 a finite timeout kills idle consumers (see
             # channels_redis #422 and shared/notes/embedded-mode.md).

@@ -6,6 +6,7 @@ can always fetch what it missed by seq (see consumers.py).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -21,11 +22,12 @@ def group_name(public_id: object) -> str:
     return f"live.{public_id}"
 
 
-def _send(public_id: str, message: dict[str, object]) -> None:
+def _send(public_id: str, seq: int, text: str) -> None:
     layer = get_channel_layer()
     if layer is not None:
+        # Serialised once here rather than once per viewer in each consumer.
         async_to_sync(layer.group_send)(
-            group_name(public_id), {"type": "live.event", "event": message}
+            group_name(public_id), {"type": "live.event", "seq": seq, "text": text}
         )
 
 
@@ -44,6 +46,6 @@ def event_append(
         seq = session.last_seq + 1
         event = Event.objects.create(session=session, seq=seq, type=type, payload=dict(payload))
         Session.objects.filter(pk=session_id).update(last_seq=seq, active_at=now, **session_fields)
-        message = event.to_message(str(session.public_id))
-        transaction.on_commit(lambda: _send(str(session.public_id), message))
+        text = json.dumps(event.to_message(str(session.public_id)))
+        transaction.on_commit(lambda: _send(str(session.public_id), seq, text))
     return event

@@ -74,12 +74,11 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         """Viewers have nothing to say; the socket is one-way."""
 
     async def live_event(self, message: dict[str, Any]) -> None:
-        event = message["event"]
-        seq = int(event["seq"])
+        seq = int(message["seq"])
         if seq <= self.last_sent:
             return
         if seq == self.last_sent + 1:
-            await self.send_json(event)
+            await self.send(text_data=message["text"])
             self.last_sent = seq
             return
         await self._catch_up()
