@@ -15,7 +15,13 @@ from quest import __version__
 
 # Area modules that contribute subcommands; each is imported lazily so one broken area cannot
 # hide the others, and so `python -m quest` stays fast.
-AREAS: tuple[str, ...] = ("quest.rubric.cli", "quest.corpus.cli", "quest.search.cli")
+AREAS: tuple[str, ...] = (
+    "quest.rubric.cli",
+    "quest.corpus.cli",
+    "quest.search.cli",
+    "quest.llm.cli",
+    "quest.agent.cli",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,180 @@
+"""Servers for the LLM client tests.
+
+`start_serve_llm` runs the real `python -m quest serve-llm` in a subprocess. `BrokenEndpoint` is
+an in-test stand-in for a misbehaving OpenAI-compatible server (HTTP errors, slow or malformed
+replies), which a real model server cannot be made to produce on demand. `build_tiny_model`
+writes a tiny random-weights Llama with SmolLM2's tokenizer: it generates nonsense, fast.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[3]
+STARTUP_SECONDS = 180
+# The served model name: serve-llm names a model after its directory.
+TINY = "tiny-random-llama"
+
+
+@dataclass
+class ServedModel:
+    process: subprocess.Popen[str]
+    url: str
+    output: list[str] = field(default_factory=list)
+
+    def kill(self) -> None:
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(timeout=30)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+def start_serve_llm(model: str | Path, *extra: str) -> ServedModel:
+    """Start `python -m quest serve-llm` on a free port; return once it prints its URL."""
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "1"}
+    command = [sys.executable, "-m", "quest", "serve-llm", "--model", str(model), "--port", "0"]
+    process = subprocess.Popen(
+        [*command, "--threads", "1", *extra],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    assert process.stdout is not None
+    lines: queue.Queue[str | None] = queue.Queue()
+    stdout = process.stdout
+
+    def pump() -> None:
+        for line in stdout:
+            lines.put(line)
+        lines.put(None)
+
+    threading.Thread(target=pump, daemon=True).start()
+    output: list[str] = []
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while time.monotonic() < deadline:
+        try:
+            line = lines.get(timeout=1)
+        except queue.Empty:
+            continue
+        if line is None:
+            break
+        output.append(line)
+        if line.startswith("serving "):
+            return ServedModel(process, line.split(" on ")[-1].strip(), output)
+    process.kill()
+    process.wait()
+    raise AssertionError("serve-llm did not start:\n" + "".join(output))
+
+
+def closed_port_url() -> str:
+    """The URL of a local port nothing listens on: connecting is refused at once."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}"
+
+
+class BrokenEndpoint(ThreadingHTTPServer):
+    """Answers every POST with `status` and `body` after `delay` seconds; records each request's
+    headers. A stand-in for a failing or malformed OpenAI-compatible server."""
+
+    daemon_threads = True
+
+    def __init__(self, status: int = 500, body: Any = None, *, delay: float = 0.0) -> None:
+        super().__init__(("127.0.0.1", 0), _BrokenHandler)
+        self.status = status
+        self.body = body
+        self.delay = delay
+        self.requests: list[dict[str, str]] = []
+        self._thread = threading.Thread(target=self.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+    def __enter__(self) -> BrokenEndpoint:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.shutdown()
+        self.server_close()
+
+
+class _BrokenHandler(BaseHTTPRequestHandler):
+    server: BrokenEndpoint
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.server.requests.append(dict(self.headers))
+        time.sleep(self.server.delay)
+        body = self.server.body
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        self.send_response(self.server.status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet: the tests read `requests` instead."""
+
+
+def openai_error(message: str) -> dict[str, Any]:
+    return {"error": {"message": message, "type": "server_error"}}
+
+
+def prompt_tokens(model_dir: Path, messages: list[dict[str, str]]) -> int:
+    """How many tokens the model's own tokenizer makes of `messages` as a chat prompt."""
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    prompt = tokenizer.apply_chat_template(messages, add_generation_prompt=True, return_dict=True)
+    return len(prompt["input_ids"])
+
+
+def build_tiny_model(folder: Path) -> Path:
+    """A 2-layer, 32-wide Llama with random weights and SmolLM2's tokenizer and chat template."""
+    import torch
+    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+
+    from quest.llm.local import smollm2_gguf
+
+    gguf = smollm2_gguf()
+    tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    config = LlamaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=512,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+    )
+    torch.manual_seed(0)
+    LlamaForCausalLM(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
