@@ -52,7 +52,10 @@ def _claim(session_id: int) -> Session | None:
     """Mark a queued session running; None when it already ran, was stopped or is unknown."""
     with transaction.atomic():
         session = (
-            Session.objects.select_for_update().select_related("task").filter(pk=session_id).first()
+            Session.objects.select_for_update(of=("self",))
+            .select_related("task")
+            .filter(pk=session_id)
+            .first()
         )
         if session is None or session.status != SessionStatus.QUEUED:
             return None
@@ -93,7 +96,8 @@ def _toolbox() -> Any:
     from quest.tools.offline import CorpusSearch
     from quest.tools.toolbox import Toolbox
 
-    pages, index = store(), searcher()
+    index = searcher()  # first: it says plainly when the corpus is empty
+    pages = store()
     return Toolbox.build(
         search=CorpusSearch(index, pages),
         scholar=CorpusSearch(index, pages, sources=settings.SCHOLAR_SOURCES),
