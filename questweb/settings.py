@@ -158,6 +158,9 @@ TOOLS_TOKEN = ENV.get("QUESTWEB_TOOLS_TOKEN", "")
 LLM_ENDPOINTS = ENV.get("QUESTWEB_LLM_ENDPOINTS", "")
 # Models a gpu worker loads in-process with vLLM, offered as `vllm:<model>` (comma-separated).
 LLM_VLLM_MODELS = [f"vllm:{m}" for m in ENV.get("QUESTWEB_VLLM_MODELS", "").split(",") if m]
+# The model that judges rubric leaves of scripted sessions (an llm session's own model judges
+# its answer); empty: judge leaves stay undecided and the report says it is incomplete.
+LLM_JUDGE_MODEL = ENV.get("QUESTWEB_JUDGE_MODEL", "")
 # A running session with no event for this long is marked stalled by the watchdog.
 LIVE_STALL_AFTER_SECONDS = int(ENV.get("QUESTWEB_LIVE_STALL_AFTER_SECONDS", "300"))
 

@@ -9,7 +9,15 @@ from ninja import Query, Router, Status
 
 from apps.live import exports, llm, selectors, services
 from apps.live.models import Policy, Session
-from apps.live.schemas import EventPageOut, ModelsOut, SessionIn, SessionOut, SessionPageOut
+from apps.live.schemas import (
+    EndpointIn,
+    EndpointOut,
+    EventPageOut,
+    ModelsOut,
+    SessionIn,
+    SessionOut,
+    SessionPageOut,
+)
 
 router = Router(tags=["live sessions"])
 
@@ -133,3 +141,44 @@ def export_response(session: Session, format: str) -> HttpResponse:
         streamed["Content-Disposition"] = f'attachment; filename="{name}.json"'
         return streamed
     raise Invalid("format must be md or json")
+
+
+def endpoint_out(endpoint: Any) -> dict[str, Any]:
+    fields = ("id", "name", "base_url", "model", "enabled", "priority", "updated_at")
+    return {**{f: getattr(endpoint, f) for f in fields}, "has_key": bool(endpoint.api_key)}
+
+
+@router.get("/live/endpoints", response=list[EndpointOut], summary="LLM endpoints (admin)")
+def endpoint_list(request: HttpRequest) -> list[dict[str, Any]]:
+    from apps.accounts.permissions import require_role
+    from apps.accounts.roles import Role
+    from apps.live.models import LLMEndpoint
+
+    require_role(request.auth, Role.ADMIN)  # type: ignore[attr-defined]
+    return [endpoint_out(e) for e in LLMEndpoint.objects.all()]
+
+
+@router.post("/live/endpoints", response={201: EndpointOut}, summary="Add an LLM endpoint (admin)")
+def endpoint_create(request: HttpRequest, payload: EndpointIn) -> Status[dict[str, Any]]:
+    saved = services.endpoint_save(
+        user=request.auth,  # type: ignore[attr-defined]
+        endpoint_id=None,
+        data=payload.model_dump(),
+    )
+    return Status(201, endpoint_out(saved))
+
+
+@router.put("/live/endpoints/{endpoint_id}", response=EndpointOut, summary="Edit an endpoint")
+def endpoint_update(request: HttpRequest, endpoint_id: int, payload: EndpointIn) -> dict[str, Any]:
+    saved = services.endpoint_save(
+        user=request.auth,  # type: ignore[attr-defined]
+        endpoint_id=endpoint_id,
+        data=payload.model_dump(),
+    )
+    return endpoint_out(saved)
+
+
+@router.delete("/live/endpoints/{endpoint_id}", response={204: None}, summary="Remove one")
+def endpoint_delete(request: HttpRequest, endpoint_id: int) -> Status[None]:
+    services.endpoint_delete(user=request.auth, endpoint_id=endpoint_id)  # type: ignore[attr-defined]
+    return Status(204, None)

@@ -69,14 +69,16 @@ def _stop_requested(session_id: int) -> bool:
     return Session.objects.filter(pk=session_id, stop_requested=True).exists()
 
 
-def _agent_parts(session: Session) -> tuple[Any, Any, Any]:
+def _agent_parts(session: Session, budgets: Any) -> tuple[Any, Any, Any]:
     """(policy, condenser, judge client) for the session."""
     from quest.agent import LLMCondenser, LLMPolicy, RuleCondenser, ScriptedPolicy
 
     if session.policy == Policy.SCRIPTED:
-        return ScriptedPolicy(), RuleCondenser(), None
+        judge = llm.client_for(settings.LLM_JUDGE_MODEL) if settings.LLM_JUDGE_MODEL else None
+        return ScriptedPolicy(), RuleCondenser(), judge
     client = llm.client_for(session.model)
-    return LLMPolicy(client), LLMCondenser(client), client
+    policy = LLMPolicy(client, max_turn_tokens=budgets.max_turn_tokens)
+    return policy, LLMCondenser(client), client
 
 
 def _budgets(session: Session) -> Any:
@@ -88,6 +90,7 @@ def _budgets(session: Session) -> Any:
         Budgets.rl(),
         max_turns=int(session.budgets.get("max_turns", 30)),
         condense_at_tokens=int(session.budgets.get("condense_at_tokens", 16_384)),
+        max_turn_tokens=int(session.budgets.get("max_turn_tokens", 1_024)),
     )
 
 
@@ -114,7 +117,8 @@ def session_run(*, session_id: int) -> None:
     sink = SessionSink(session.pk, scorer)
     status = SessionStatus.FINISHED
     try:
-        policy, condenser, judge = _agent_parts(session)
+        budgets = _budgets(session)
+        policy, condenser, judge = _agent_parts(session, budgets)
         if scorer is not None:
             scorer.judge = judge
         from quest.agent import run_agent
@@ -124,7 +128,7 @@ def session_run(*, session_id: int) -> None:
             policy=policy,
             toolbox=_toolbox(),
             condenser=condenser,
-            budgets=_budgets(session),
+            budgets=budgets,
             sink=sink,
             should_stop=lambda: _stop_requested(session_id),
         )

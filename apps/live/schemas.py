@@ -14,6 +14,7 @@ class SessionIn(Schema):
     model: str = ""
     max_turns: int | None = None
     condense_at_tokens: int | None = None
+    max_turn_tokens: int | None = None
     visibility: str = "public"
 
 
@@ -66,3 +67,23 @@ class EventPageOut(Schema):
 class ModelsOut(Schema):
     policies: list[str]
     models: list[str]
+
+
+class EndpointIn(Schema):
+    name: str = Field(..., min_length=1, max_length=100)
+    base_url: str = Field(..., min_length=1, max_length=500)
+    model: str = Field(..., min_length=1, max_length=200)
+    api_key: str = Field("", max_length=500)
+    enabled: bool = True
+    priority: int = Field(100, ge=-1000, le=1000)
+
+
+class EndpointOut(Schema):
+    id: int
+    name: str
+    base_url: str
+    model: str
+    has_key: bool
+    enabled: bool
+    priority: int
+    updated_at: datetime

@@ -12,10 +12,18 @@ from django.utils import timezone
 
 from apps.accounts.permissions import require_role
 from apps.accounts.roles import Role
-from apps.common.errors import Conflict, Forbidden, Invalid
+from apps.common.errors import Conflict, Forbidden, Invalid, NotFound
 from apps.live import llm
 from apps.live.broadcast import event_append
-from apps.live.models import ACTIVE_STATUSES, Event, Policy, Session, SessionStatus, Visibility
+from apps.live.models import (
+    ACTIVE_STATUSES,
+    Event,
+    LLMEndpoint,
+    Policy,
+    Session,
+    SessionStatus,
+    Visibility,
+)
 from apps.live.selectors import can_manage, session_get
 from apps.rubrics import selectors as task_selectors
 
@@ -24,7 +32,8 @@ MAX_ACTIVE_PER_USER = 3
 # Bounds on what a user may ask for; the QUEST inference scripts allow 400 turns.
 TURN_LIMITS = (1, 400)
 CONDENSE_LIMITS = (1_000, 200_000)
-DEFAULT_BUDGETS = {"max_turns": 30, "condense_at_tokens": 16_384}
+TURN_TOKEN_LIMITS = (16, 10_240)
+DEFAULT_BUDGETS = {"max_turns": 30, "condense_at_tokens": 16_384, "max_turn_tokens": 1_024}
 
 
 @dataclass(frozen=True)
@@ -35,6 +44,7 @@ class SessionRequest:
     model: str = ""
     max_turns: int | None = None
     condense_at_tokens: int | None = None
+    max_turn_tokens: int | None = None
     visibility: str = Visibility.PUBLIC
 
 
@@ -86,6 +96,12 @@ def session_create(*, user: Any, request: SessionRequest) -> Session:
             request.condense_at_tokens,
             CONDENSE_LIMITS,
             DEFAULT_BUDGETS["condense_at_tokens"],
+        ),
+        "max_turn_tokens": _bounded(
+            "max_turn_tokens",
+            request.max_turn_tokens,
+            TURN_TOKEN_LIMITS,
+            DEFAULT_BUDGETS["max_turn_tokens"],
         ),
     }
     with transaction.atomic():
@@ -183,3 +199,40 @@ def events_prune(*, session_id: int, types: tuple[str, ...], keep_last: int = 0)
         session_id=session_id, type__in=types, seq__lte=last - keep_last
     ).delete()
     return deleted
+
+
+def endpoint_save(*, user: Any, endpoint_id: int | None, data: dict[str, Any]) -> LLMEndpoint:
+    """Create or replace an LLM endpoint (admins). An empty api_key on an update keeps the
+    stored one, so editing a row never needs the secret again."""
+    require_role(user, Role.ADMIN)
+    _check_endpoint(data)
+    with transaction.atomic():
+        if endpoint_id is None:
+            if LLMEndpoint.objects.filter(name=data["name"]).exists():
+                raise Conflict(f"an endpoint named {data['name']!r} already exists")
+            return LLMEndpoint.objects.create(**data)
+        endpoint = LLMEndpoint.objects.select_for_update().filter(pk=endpoint_id).first()
+        if endpoint is None:
+            raise NotFound(f"no endpoint {endpoint_id}")
+        if not data.get("api_key"):
+            data = {**data, "api_key": endpoint.api_key}
+        for field, value in data.items():
+            setattr(endpoint, field, value)
+        endpoint.save()
+        return endpoint
+
+
+def _check_endpoint(data: dict[str, Any]) -> None:
+    from quest.llm.config import parse_endpoints
+
+    try:
+        parse_endpoints(f"{data['base_url']}|{data['model']}")
+    except ValueError as exc:
+        raise Invalid(str(exc)) from exc
+
+
+def endpoint_delete(*, user: Any, endpoint_id: int) -> None:
+    require_role(user, Role.ADMIN)
+    deleted, _ = LLMEndpoint.objects.filter(pk=endpoint_id).delete()
+    if not deleted:
+        raise NotFound(f"no endpoint {endpoint_id}")
