@@ -1,0 +1,260 @@
+"""A research notebook: what a researcher who reads only the question and the tool responses
+knows at a point of a run. It is filled one message at a time (O(1) work per message, so a long
+history costs nothing extra per step), can start from a condensed state, and writes one back.
+
+The scripted policy decides its next step from it; the rule condenser turns it into a dr_state.
+"""
+
+from __future__ import annotations
+
+import heapq
+import re
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from quest.agent.prompts import unwrap_tool_response
+from quest.agent.protocol import parse_turn
+from quest.agent.research.facts import TRUSTED, UNTRUSTED, Evidence, fact_id, sort_evidence
+from quest.agent.research.question import Question, numbers
+from quest.agent.research.reading import PageRead, Result, page_title, read_search, read_visit
+from quest.agent.state import DRState, Fact, Query, Source
+from quest.llm.types import Message
+from quest.tools.arguments import string_list
+from quest.tools.results import ToolError
+
+SEARCH_TOOLS = ("search", "google_scholar")
+CANDIDATES_PER_QUERY = 3  # unread results worth reading, per query
+EVIDENCE_PER_PAGE = 4
+MAX_EVIDENCE = 300
+MAX_OPEN_LEADS = 20  # uncertain items written to the state
+NOTE_CHARS = 240
+# A sentence ends at . ! or ? before a capital, but not after an initial ("Arthur C. Clarke")
+# or a common abbreviation.
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?])(?<!\s[A-Z]\.)(?<!Mr\.)(?<!Dr\.)(?<!St\.)(?<!Mt\.)(?<!vs\.)\s+(?=[\"'(\[]?[A-Z0-9])"
+)
+MAX_VALUES_PER_ATTRIBUTE = 20  # enough to see a clash; keeps each check O(1)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    url: str
+    title: str
+    snippet: str
+    score: float
+
+
+class Notebook:
+    def __init__(self, question: str, state: DRState | None = None) -> None:
+        self.question = Question(question)
+        self.queries: dict[str, str] = {}  # query run -> intent
+        self.visited: dict[str, str] = {}  # url -> note
+        self.titles: dict[str, str] = {}
+        self.evidence: list[Evidence] = []
+        self.strong_urls: set[str] = set()
+        self.candidates: dict[str, Candidate] = {}
+        self.conflicts: set[frozenset[str]] = set()
+        self._heap: list[tuple[float, int, str]] = []
+        self._intents: dict[str, str] = {}
+        self._planned: deque[str] = deque()
+        self._followups: deque[str] = deque()
+        self._seen_claims: set[tuple[str, str]] = set()
+        self._by_attribute: dict[frozenset[str], list[tuple[frozenset[str], str]]] = {}
+        self._pending: tuple[str, Mapping[str, object]] | None = None
+        for query, intent in self.question.plan():
+            self._plan(query, intent, self._planned)
+        if state is not None:
+            self._seed(state)
+
+    # -- filling ----------------------------------------------------------------------------
+    def absorb(self, message: Message) -> None:
+        role, content = message.get("role", ""), message.get("content", "")
+        if role == "assistant":
+            self._note_call(content)
+            return
+        text = unwrap_tool_response(content) if role == "user" else None
+        if text is not None and self._pending is not None:
+            name, _ = self._pending
+            self._pending = None
+            if name in SEARCH_TOOLS:
+                self._add_results(read_search(text))
+            elif name == "visit":
+                self._add_pages(read_visit(text))
+
+    def _note_call(self, content: str) -> None:
+        turn = parse_turn(content)
+        if turn.kind != "tool_call":
+            return
+        self._pending = (turn.name, turn.arguments)
+        key = "query" if turn.name in SEARCH_TOOLS else "url" if turn.name == "visit" else ""
+        for value in _strings(turn.arguments, key) if key else []:
+            if key == "query":
+                self.queries.setdefault(value, self._intents.get(value, "a search the agent chose"))
+            else:
+                self.visited.setdefault(value, "could not be read")
+
+    def _add_results(self, results: list[Result]) -> None:
+        by_query: dict[str, int] = {}
+        for result in results:
+            self.titles.setdefault(result.url, result.title)
+            if result.url in self.visited or result.url in self.candidates:
+                continue
+            match = self.question.match(f"{result.title} {result.snippet}")
+            if (
+                not (match.relevant or match.entity_hits)
+                or by_query.get(result.query, 0) >= CANDIDATES_PER_QUERY
+            ):
+                continue
+            by_query[result.query] = by_query.get(result.query, 0) + 1
+            self._add_candidate(Candidate(result.url, result.title, result.snippet, match.score))
+
+    def _add_candidate(self, candidate: Candidate) -> None:
+        self.candidates[candidate.url] = candidate
+        heapq.heappush(self._heap, (-candidate.score, len(self.candidates), candidate.url))
+
+    def _add_pages(self, pages: list[PageRead]) -> None:
+        for page in pages:
+            if page.title:
+                self.titles[page.url] = page.title
+            summary = " ".join(page.summary.split())
+            self.visited[page.url] = summary[:NOTE_CHARS] or "read; nothing on the goal"
+            kept = self._best_sentences(page.evidence)
+            for claim in kept:
+                self._add_evidence(Evidence(claim, page.url))
+            if kept and page.url not in self.strong_urls:
+                self._follow(kept[0])
+
+    def _best_sentences(self, evidence: str) -> list[str]:
+        found: list[tuple[float, int, str]] = []
+        for paragraph in evidence.split("\n\n"):
+            for sentence in _SENTENCE_END.split(" ".join(paragraph.split())):
+                match = self.question.match(sentence)
+                if match.relevant:
+                    found.append((-match.score, len(found), sentence))
+        return [sentence for _, _, sentence in sorted(found)[:EVIDENCE_PER_PAGE]]
+
+    def _add_evidence(self, item: Evidence) -> None:
+        key = (" ".join(item.claim.casefold().split()), item.url)
+        if key in self._seen_claims or len(self.evidence) >= MAX_EVIDENCE:
+            return
+        self._seen_claims.add(key)
+        self.evidence.append(item)
+        match = self.question.match(item.claim)
+        if match.strong and item.fixed != UNTRUSTED:
+            self.strong_urls.add(item.url)
+        self._check_conflict(match.matched, numbers(item.claim) - self.question.numbers, item)
+
+    def _check_conflict(
+        self, attribute: frozenset[str], values: frozenset[str], item: Evidence
+    ) -> None:
+        """Different numbers for the same attribute from another source: plan a search to
+        settle it (checked against earlier claims of that attribute only)."""
+        if len(attribute) < 2 or not values:
+            return
+        earlier = self._by_attribute.setdefault(attribute, [])
+        clash = any(not values & other and url != item.url for other, url in earlier)
+        if len(earlier) < MAX_VALUES_PER_ATTRIBUTE:
+            earlier.append((values, item.url))
+        if clash and attribute not in self.conflicts:
+            self.conflicts.add(attribute)
+            query = " ".join(
+                [*self.question.entities[:1], *sorted(attribute - self.question.entity_terms)]
+            )
+            self._plan(query, "settle conflicting numbers between sources", self._followups)
+
+    def _follow(self, claim: str) -> None:
+        if self.question.match(claim).strong:
+            return
+        query, intent = self.question.followup(claim)
+        self._plan(query, intent, self._followups)
+
+    def _plan(self, query: str, intent: str, queue: deque[str]) -> None:
+        if query and query not in self._intents and query not in self.queries:
+            self._intents[query] = intent
+            queue.append(query)
+
+    # -- seeding from a condensed state -------------------------------------------------------
+    def _seed(self, state: DRState) -> None:
+        self.queries.update((q.q, q.intent) for q in state.search_queries)
+        for source in state.visited_sources:
+            self.visited[source.url] = source.note
+            title = page_title(source.note)
+            if title:
+                self.titles.setdefault(source.url, title)
+        for fact in state.trusted:
+            self._seed_fact(fact, TRUSTED)
+        for fact in state.untrusted:
+            self._seed_fact(fact, UNTRUSTED)
+        for fact in state.uncertain:
+            self._seed_uncertain(fact)
+
+    def _seed_fact(self, fact: Fact, standing: str) -> None:
+        for url in fact.sources or ("",):
+            self._add_evidence(Evidence(fact.claim, url, fixed=standing, fact_id=fact.id))
+
+    def _seed_uncertain(self, fact: Fact) -> None:
+        verb, _, target = fact.need.partition(" ")
+        if verb == "visit" and target not in self.visited:
+            score = self.question.match(fact.claim).score
+            self._add_candidate(Candidate(target, "", fact.claim, score))
+            return
+        for url in fact.sources:
+            self._add_evidence(Evidence(fact.claim, url, fact_id=fact.id))
+        if verb == "search":
+            self._plan(target, fact.reason or "an open lead", self._followups)
+
+    # -- reading back ---------------------------------------------------------------------------
+    def next_candidate(self) -> Candidate | None:
+        """The best unread result. Read-only apart from dropping stale heap entries, so asking
+        twice gives the same answer."""
+        while self._heap and self._heap[0][2] in self.visited:
+            heapq.heappop(self._heap)
+        return self.candidates[self._heap[0][2]] if self._heap else None
+
+    def next_queries(self, count: int) -> list[str]:
+        for queue in (self._planned, self._followups):
+            while queue and queue[0] in self.queries:
+                queue.popleft()
+            if queue:
+                return [queue[index] for index in range(min(count, len(queue)))]
+        return []
+
+    def intent(self, query: str) -> str:
+        return self._intents.get(query, "a search the agent chose")
+
+    def steps(self) -> int:
+        return len(self.queries) + len(self.visited)
+
+    def to_state(self) -> DRState:
+        ordered = sort_evidence(self.question, self.evidence)
+        return DRState(
+            search_queries=tuple(Query(q, intent) for q, intent in self.queries.items()),
+            visited_sources=tuple(Source(url, note) for url, note in self.visited.items() if url),
+            trusted=ordered.trusted,
+            untrusted=ordered.untrusted,
+            uncertain=(ordered.uncertain + self._open_leads())[:MAX_OPEN_LEADS],
+        )
+
+    def _open_leads(self) -> tuple[Fact, ...]:
+        unread = sorted(
+            (c for c in self.candidates.values() if c.url not in self.visited),
+            key=lambda c: -c.score,
+        )
+        return tuple(
+            Fact(
+                id=fact_id(f"visit {c.url}"),
+                claim=c.snippet or c.title or c.url,
+                sources=(c.url,),
+                reason="seen in search results only",
+                need=f"visit {c.url}",
+            )
+            for c in unread[:MAX_OPEN_LEADS]
+        )
+
+
+def _strings(arguments: Mapping[str, object], key: str) -> list[str]:
+    try:
+        return [value.strip() for value in string_list(arguments, key) if value.strip()]
+    except ToolError:
+        return []

@@ -1,0 +1,205 @@
+"""What a question asks for, read without any model: its terms, the named things in it (entity
+phrases, quoted strings), the numbers it already states, and the searches that follow from it.
+
+Terms use the search index's tokenizer (quest.search.tokens) so that a term counted here is a
+term the search engine matches.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
+
+from quest.search.tokens import STOPWORDS, normalise, terms
+
+# Words that shape a question but never its answer.
+QUESTION_WORDS = frozenset(
+    {"name", "named", "list", "give", "tell", "find", "please", "many", "much", "also"}
+    | {"exactly", "approximately", "know", "whose", "answer", "question"}
+)
+# Lower-case words that may sit inside a name: "Leaning Tower of Pisa".
+CONNECTORS = frozenset({"of", "the", "de", "la", "le", "du", "von", "van", "da", "del", "di"})
+SUFFIXES = ("ations", "ation", "ings", "ing", "ion", "ed", "er", "ly")
+MIN_STEM = 4
+MAX_QUERIES = 5
+STRONG_COVERAGE = 0.75
+_WORD = re.compile(r"[^\W_][\w'\u2019.-]*[^\W_]|[^\W_]")
+_QUOTED = re.compile(r"\"([^\"]{2,120})\"|“([^”]{2,120})”|(?<!\w)'([^']{3,120})'(?!\w)")
+_NUMBER = re.compile(r"\b(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\b")
+
+
+def key_terms(text: str) -> list[str]:
+    """Content terms of `text`, stemmed, in order, each once."""
+    return list(dict.fromkeys(stem(t) for t in terms(text) if t not in QUESTION_WORDS))
+
+
+def stem(term: str) -> str:
+    """A light suffix fold, so "painted", "painting" and "painter" meet; the search tokenizer
+    folds plurals only, and a question rarely uses the verb form its answer uses."""
+    for suffix in SUFFIXES:
+        if term.endswith(suffix) and len(term) - len(suffix) >= MIN_STEM:
+            return term[: -len(suffix)]
+    return term
+
+
+def numbers(text: str) -> frozenset[str]:
+    """The numbers written in `text`, normalised: "1,083" and "1083.0" are both "1083"."""
+    found = set()
+    for raw in _NUMBER.findall(text):
+        value = float(raw.replace(",", ""))
+        found.add(f"{value:g}" if value != int(value) else str(int(value)))
+    return frozenset(found)
+
+
+def phrases(text: str, *, skip_first: bool = True) -> list[str]:
+    """Runs of capitalised words ("Eiffel Tower", "Leaning Tower of Pisa"), each once. The
+    first word of a sentence counts only when it is not a stopword (so "What" never does)."""
+    words = _WORD.findall(text)
+    found: list[str] = []
+    run: list[str] = []
+    for index, word in enumerate(words):
+        starts = _capitalised(word) and not (skip_first and index == 0 and _is_stopword(word))
+        joins = bool(run) and word.lower() in CONNECTORS and _next_capitalised(words, index)
+        if starts or joins:
+            run.append(word)
+        else:
+            _close(run, found)
+            run = []
+    _close(run, found)
+    return list(dict.fromkeys(found))
+
+
+@dataclass(frozen=True)
+class Match:
+    matched: frozenset[str]
+    coverage: float  # share of the question's terms found
+    entity_hits: int  # how many of the question's entity terms were found
+    entities: int  # how many entity terms the question has
+    total: int  # how many terms the question has
+
+    @property
+    def relevant(self) -> bool:
+        """Worth keeping as evidence: names what the question names, and more than one term
+        of it (or its only term)."""
+        named = self.entities == 0 or self.entity_hits > 0
+        return named and self.total > 0 and len(self.matched) >= min(2, self.total)
+
+    @property
+    def strong(self) -> bool:
+        """States the question's subject and most of what is asked about it."""
+        return self.entity_hits == self.entities and self.coverage >= STRONG_COVERAGE
+
+    @property
+    def score(self) -> float:
+        named = self.entity_hits / self.entities if self.entities else 0.0
+        return round(self.coverage + 0.5 * named, 6)
+
+
+@dataclass(frozen=True)
+class Question:
+    text: str
+
+    @cached_property
+    def terms(self) -> tuple[str, ...]:
+        return tuple(key_terms(self.text))
+
+    @cached_property
+    def quoted(self) -> tuple[str, ...]:
+        found = (next(g for g in m.groups() if g) for m in _QUOTED.finditer(self.text))
+        return tuple(dict.fromkeys(q.strip() for q in found if q.strip()))
+
+    @cached_property
+    def entities(self) -> tuple[str, ...]:
+        """Quoted strings first, then capitalised phrases not inside one."""
+        inside = " ".join(self.quoted)
+        named = [p for p in phrases(self.text) if p not in inside and key_terms(p)]
+        return (*self.quoted, *named)
+
+    @cached_property
+    def entity_terms(self) -> frozenset[str]:
+        return frozenset(t for phrase in self.entities for t in key_terms(phrase))
+
+    @cached_property
+    def attribute_words(self) -> tuple[str, ...]:
+        """The question's content words that are not part of a named thing, as written."""
+        return tuple(
+            dict.fromkeys(
+                word
+                for word in _WORD.findall(self.text)
+                if (term := stem(normalise(word))) in self.terms and term not in self.entity_terms
+            )
+        )
+
+    @cached_property
+    def numbers(self) -> frozenset[str]:
+        return numbers(self.text)
+
+    def match(self, text: str) -> Match:
+        found = frozenset(key_terms(text)) & frozenset(self.terms)
+        total = len(self.terms) or 1
+        return Match(
+            matched=found,
+            coverage=len(found) / total,
+            entity_hits=len(found & self.entity_terms),
+            entities=len(self.entity_terms),
+            total=len(self.terms),
+        )
+
+    def plan(self) -> list[tuple[str, str]]:
+        """The first searches, as (query, intent): quoted phrases, the question's key words,
+        each named thing with what is asked about it, then the question as written."""
+        attributes = " ".join(self.attribute_words[:4])
+        planned = [(f"{q} {attributes}".strip(), f'the quoted phrase "{q}"') for q in self.quoted]
+        keywords = " ".join(w for w in _WORD.findall(self.text) if stem(normalise(w)) in self.terms)
+        planned.append((keywords, "the question's key words"))
+        for entity in self.entities[:2]:
+            planned.append((f"{entity} {attributes}".strip(), f"what is asked about {entity}"))
+            planned.append((entity, f"background on {entity}"))
+        planned.append((self.text.strip().rstrip("?").strip(), "the question as written"))
+        return _distinct(planned)[:MAX_QUERIES]
+
+    def followup(self, claim: str) -> tuple[str, str]:
+        """A search that could confirm or refute `claim`: the named things it mentions that
+        the question does not, with what the question asks."""
+        leads = [
+            p for p in phrases(claim, skip_first=False) if not set(key_terms(p)) <= set(self.terms)
+        ]
+        subject = " ".join(leads[:2]) or " ".join(self.entities[:1])
+        query = f"{subject} {' '.join(self.attribute_words[:3])}".strip()
+        lead = f"follow the lead {leads[0]}" if leads else "confirm with another source"
+        return query or " ".join(self.terms), lead
+
+
+def _capitalised(word: str) -> bool:
+    return word[0].isupper() or (word[0].isdigit() and any(c.isupper() for c in word))
+
+
+def _is_stopword(word: str) -> bool:
+    term = normalise(word)
+    return term in STOPWORDS or term in QUESTION_WORDS or word.lower() in STOPWORDS
+
+
+def _next_capitalised(words: list[str], index: int) -> bool:
+    following = words[index + 1 : index + 3]
+    return any(_capitalised(word) for word in following[:1]) or (
+        len(following) == 2 and following[0].lower() in CONNECTORS and _capitalised(following[1])
+    )
+
+
+def _close(run: list[str], found: list[str]) -> None:
+    while run and run[-1].lower() in CONNECTORS:
+        run.pop()
+    if run:
+        found.append(" ".join(run))
+
+
+def _distinct(planned: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    seen: set[str] = set()
+    kept = []
+    for query, intent in planned:
+        key = " ".join(query.casefold().split())
+        if key and key not in seen:
+            seen.add(key)
+            kept.append((" ".join(query.split()), intent))
+    return kept

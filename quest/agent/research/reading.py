@@ -1,0 +1,85 @@
+"""Reading the research tools' text back into records: search results (quest.tools.search) and
+visit outputs (quest.tools.visit). Only the text is read, exactly as a model reads it, so the
+scripted policy and the rule condenser learn nothing a model could not."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from quest.tools.search import QUERY_SEPARATOR
+from quest.tools.visit import URL_SEPARATOR
+
+_QUERY_HEAD = re.compile(r"^(?:A (?:Google scholar )?search for|No results found for) '(.*?)'")
+_HIT = re.compile(r"^(\d+)\. \[(.*)\]\((\S+)\)\s*$")
+_VISIT_HEAD = re.compile(r"^The useful information in (\S+) for user goal (.*?) as follows:")
+_TITLE = re.compile(r"^From '(.*?)': ", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Result:
+    query: str
+    rank: int
+    title: str
+    url: str
+    snippet: str
+
+
+@dataclass(frozen=True)
+class PageRead:
+    url: str
+    title: str
+    evidence: str
+    summary: str
+
+
+def read_search(text: str) -> list[Result]:
+    results: list[Result] = []
+    for part in text.split(QUERY_SEPARATOR):
+        head = _QUERY_HEAD.match(part.strip())
+        query = head.group(1) if head else ""
+        results.extend(_hits(query, part.splitlines()))
+    return results
+
+
+def _hits(query: str, lines: Sequence[str]) -> list[Result]:
+    hits: list[Result] = []
+    for index, line in enumerate(lines):
+        match = _HIT.match(line)
+        if match is None:
+            continue
+        following = lines[index + 1] if index + 1 < len(lines) else ""
+        snippet = "" if _HIT.match(following) else following.strip()
+        rank, title, url = int(match.group(1)), match.group(2), match.group(3)
+        hits.append(Result(query, rank, title, url, snippet))
+    return hits
+
+
+def read_visit(text: str) -> list[PageRead]:
+    """The pages that were read; pages that could not be read have no record."""
+    pages = []
+    for part in text.split(URL_SEPARATOR):
+        stripped = part.strip()
+        head = _VISIT_HEAD.search(stripped)
+        if head is None:
+            continue
+        evidence = _section(stripped, "Evidence in page:", "Summary:")
+        summary = _section(stripped, "Summary:", None)
+        pages.append(PageRead(head.group(1), page_title(summary), evidence, summary))
+    return pages
+
+
+def page_title(summary: str) -> str:
+    """The title the visit tool's summary starts with ("From 'Title': ..."), or ""."""
+    match = _TITLE.match(summary)
+    return match.group(1) if match else ""
+
+
+def _section(text: str, start: str, end: str | None) -> str:
+    _, found, rest = text.partition(start)
+    if not found:
+        return ""
+    if end is not None:
+        rest = rest.partition(f"\n{end}")[0]
+    return rest.strip()

@@ -1,0 +1,76 @@
+"""A cited report from a research state: a short direct answer first, then the trusted findings
+with [n] citations, then the numbered sources. Uncertain and untrusted facts stay out of it
+(QUEST-SPEC §5.1); a report without trusted facts says so and lists what is still open.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from quest.agent.research.question import Question
+from quest.agent.state import DRState, Fact
+
+MAX_FINDINGS = 8
+MAX_LEADS = 5
+
+
+def write_report(
+    question: str,
+    state: DRState,
+    *,
+    titles: Mapping[str, str] | None = None,
+    partial_reason: str = "",
+) -> str:
+    facts = _ranked(Question(question), state.trusted)[:MAX_FINDINGS]
+    numbers: dict[str, int] = {}
+    lines = [f"_Partial report: {partial_reason}_", ""] if partial_reason else []
+    if facts:
+        lines.append(f"**Answer:** {_cited(facts[0], numbers)}")
+        lines += ["", "## Findings", *(f"- {_cited(fact, numbers)}" for fact in facts)]
+    else:
+        lines += _unanswered(state)
+    if numbers:
+        lines += ["", "## Sources"]
+        lines += [_source_line(n, url, titles or {}) for url, n in numbers.items()]
+    return "\n".join(lines).strip()
+
+
+def _ranked(question: Question, facts: tuple[Fact, ...]) -> list[Fact]:
+    """Most to the point first: the share of the question a fact states, then its sources."""
+    order = {fact.id: index for index, fact in enumerate(facts)}
+    return sorted(
+        facts,
+        key=lambda f: (-question.match(f.claim).score, -len(f.sources), order[f.id]),
+    )
+
+
+def _cited(fact: Fact, numbers: dict[str, int]) -> str:
+    cited = sorted({numbers.setdefault(url, len(numbers) + 1) for url in fact.sources})
+    marks = "".join(f"[{n}]" for n in cited)
+    claim = fact.claim.strip()
+    if marks and claim.endswith((".", "!", "?")):
+        return f"{claim[:-1]} {marks}{claim[-1]}"
+    return f"{claim} {marks}".strip()
+
+
+def _unanswered(state: DRState) -> list[str]:
+    read = sum(1 for source in state.visited_sources if source.note != "could not be read")
+    lines = [
+        f"**Answer:** No confirmed answer: none of the {read} source(s) read states it with "
+        "enough support to be trusted.",
+    ]
+    if state.search_queries:
+        searched = "; ".join(f'"{q.q}"' for q in state.search_queries[:8])
+        lines += ["", f"Searches run: {searched}."]
+    # URLs stay out of an unanswered report: a bare URL would read as a citation.
+    leads = [f.need for f in state.uncertain if f.need.startswith("search ")][:MAX_LEADS]
+    unread = sum(1 for fact in state.uncertain if fact.need.startswith("visit "))
+    if leads or unread:
+        lines += ["", "## Open leads", *(f"- {need}" for need in leads)]
+        lines += [f"- {unread} search result(s) not yet read"] if unread else []
+    return lines
+
+
+def _source_line(number: int, url: str, titles: Mapping[str, str]) -> str:
+    title = " ".join(titles.get(url, "").split())
+    return f"{number}. {title} - {url}" if title else f"{number}. {url}"

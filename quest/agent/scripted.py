@@ -1,0 +1,109 @@
+"""The scripted policy: a deterministic, LLM-free researcher (DESIGN "Policy").
+
+It reads only the conversation it is given: the question (with the RESEARCH STATE SUMMARY after
+a context restart), its own earlier turns and the tool responses. It plans searches from the
+question, reads the most promising unread results, keeps the sentences that answer the
+question, follows leads and settles conflicting numbers, and answers with a cited report once
+two sources state the answer directly (or nothing is left to try). Its turns are protocol
+text, so the loop cannot tell it from a model.
+
+Same conversation, same turn: the policy memoises its notebook for the conversation it last
+saw, which only saves re-reading the history (each step costs the same at turn 400 as at 4).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from quest.agent.policies import PolicyTurn
+from quest.agent.prompts import FINAL_MARKER, split_user_prompt
+from quest.agent.research.notebook import Notebook
+from quest.agent.research.report import write_report
+from quest.llm.types import Message
+
+MAX_GOAL_CHARS = 900
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_steps: int = 14  # queries run + pages visited before it answers with what it has
+    min_sources: int = 2  # sources that must state the answer directly
+    queries_per_search: int = 2
+
+
+class ScriptedPolicy:
+    name = "scripted"
+
+    def __init__(
+        self, *, max_steps: int = 14, min_sources: int = 2, queries_per_search: int = 2
+    ) -> None:
+        self.limits = Limits(max_steps, min_sources, queries_per_search)
+        self._seen: list[Message] = []  # the conversation the memoised notebook has read
+        self._notebook: Notebook | None = None
+
+    def next_turn(self, messages: Sequence[Message]) -> PolicyTurn:
+        notebook = self._read(messages)
+        final = messages[-1].get("content", "").startswith(FINAL_MARKER) if messages else False
+        if final:
+            return PolicyTurn(_answer(notebook, "the answer was asked for now"))
+        return PolicyTurn(self._decide(notebook))
+
+    def _read(self, messages: Sequence[Message]) -> Notebook:
+        if len(messages) < 2:
+            raise ValueError("the scripted policy needs a system and a user message")
+        if not self._extends(messages) or self._notebook is None:
+            question, state = split_user_prompt(messages[1].get("content", ""))
+            self._notebook, self._seen = Notebook(question, state), list(messages[:2])
+        for message in messages[len(self._seen) :]:
+            self._notebook.absorb(message)
+            self._seen.append(message)
+        return self._notebook
+
+    def _extends(self, messages: Sequence[Message]) -> bool:
+        """Whether `messages` continues the conversation already read: checked on the prompt
+        and the last message read, by identity, so the check costs O(1)."""
+        seen = self._seen
+        if not seen or len(messages) < len(seen):
+            return False
+        return all(messages[i] is seen[i] for i in (0, 1, len(seen) - 1))
+
+    def _decide(self, notebook: Notebook) -> str:
+        limits = self.limits
+        if notebook.steps() >= limits.max_steps:
+            return _answer(notebook, f"{notebook.steps()} research steps taken, the most allowed")
+        if len(notebook.strong_urls) >= limits.min_sources and not notebook.conflicts:
+            return _answer(notebook, f"{len(notebook.strong_urls)} sources state the answer")
+        candidate = notebook.next_candidate()
+        if candidate is not None:
+            why = f"Next: read '{candidate.title or candidate.url}', the best unread result."
+            goal = f"Find: {notebook.question.text}"[:MAX_GOAL_CHARS]
+            return _call(_plan(notebook, why), "visit", {"url": [candidate.url], "goal": goal})
+        queries = notebook.next_queries(limits.queries_per_search)
+        if queries:
+            intents = "; ".join(notebook.intent(q) for q in queries)
+            return _call(
+                _plan(notebook, f"Next: search ({intents})."), "search", {"query": queries}
+            )
+        return _answer(notebook, "nothing left to search or read")
+
+
+def _plan(notebook: Notebook, next_step: str) -> str:
+    terms = ", ".join(notebook.question.terms) or "(none)"
+    return (
+        f"Looking for: {terms}. So far: {len(notebook.queries)} searches, "
+        f"{len(notebook.visited)} pages visited, {len(notebook.strong_urls)} sources stating "
+        f"the answer directly. {next_step}"
+    )
+
+
+def _call(plan: str, name: str, arguments: dict[str, object]) -> str:
+    body = json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False)
+    return f"<think>\n{plan}\n</think>\n<tool_call>\n{body}\n</tool_call>"
+
+
+def _answer(notebook: Notebook, why: str) -> str:
+    report = write_report(notebook.question.text, notebook.to_state(), titles=notebook.titles)
+    plan = _plan(notebook, f"Answering: {why}.")
+    return f"<think>\n{plan}\n</think>\n<answer>\n{report}\n</answer>"
