@@ -71,7 +71,7 @@ def start_server() -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     env = {**os.environ, "DATABASE_URL": DATABASE_URL, "REDIS_URL": REDIS_URL}
     argv = [sys.executable, "-m", "uvicorn", "questweb.asgi:application", "--host", "127.0.0.1",
-            "--port", str(port), "--log-level", "warning"]  # fmt: skip
+            "--port", str(port), "--log-level", "warning", "--ws", os.environ.get("BENCH_WS", "auto")]  # fmt: skip
     server = subprocess.Popen(argv, cwd=ROOT, env=env)
     for _ in range(300):
         try:

@@ -140,3 +140,9 @@ def asgi_server(django_db_setup: None, django_db_blocker: Any) -> Iterator[str]:
     yield f"127.0.0.1:{port}"
     server.terminate()
     server.wait(30)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Browser tests last: Playwright's sync API keeps an event loop running in the main thread
+    for the rest of the session, and async tests cannot start their own after that."""
+    items.sort(key=lambda item: item.nodeid.startswith("tests/browser/"))
