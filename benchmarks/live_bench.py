@@ -6,7 +6,8 @@ agent's per-step overhead.
 What runs, each against a baseline measured in the same run:
 
 - fan-out: one session, N concurrent websocket viewers on loopback (default 200; 10 events/s)
-  against the real ASGI app under uvicorn, PostgreSQL and Redis. A writer thread appends events
+  against the real ASGI app under uvicorn (one process per core, BENCH_WEB_WORKERS), PostgreSQL
+  and Redis; the viewers live in 2 client processes (--processes). A writer thread appends events
   through the same `event_append` the worker uses; latency is from the moment the event's
   transaction commits to its receipt by each viewer (p50/p95/max over every viewer and event).
   Baseline: one viewer.
@@ -32,7 +33,6 @@ import socket
 import statistics
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -41,6 +41,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 DATABASE_URL = os.environ.get("BENCH_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/qw_bench")
 REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/3")
+# One uvicorn process per core, as a deployment would run it; each fans an event out to its own
+# viewers (the channel layer is Redis pub/sub).
+WEB_WORKERS = int(os.environ.get("BENCH_WEB_WORKERS", os.cpu_count() or 1))
 
 
 def setup_django() -> None:
@@ -71,7 +74,9 @@ def start_server() -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     env = {**os.environ, "DATABASE_URL": DATABASE_URL, "REDIS_URL": REDIS_URL}
     argv = [sys.executable, "-m", "uvicorn", "questweb.asgi:application", "--host", "127.0.0.1",
-            "--port", str(port), "--log-level", "warning", "--ws", os.environ.get("BENCH_WS", "auto")]  # fmt: skip
+            "--port", str(port), "--log-level", "warning",
+            "--ws", os.environ.get("BENCH_WS", "auto"),
+            "--workers", str(WEB_WORKERS)]  # fmt: skip
     server = subprocess.Popen(argv, cwd=ROOT, env=env)
     for _ in range(300):
         try:
@@ -153,48 +158,82 @@ class Viewer:
             await self.socket.close()
 
 
-async def fan_out(
-    server: str, cookie: str, viewers: int, events: int, reconnects: int, interval: float
-) -> dict[str, Any]:
-    from asgiref.sync import sync_to_async
-
-    session, _ = await sync_to_async(make_session)()
-    crowd = [Viewer(server, str(session.public_id), cookie) for _ in range(viewers)]
+async def crowd_run(
+    server: str, public_id: str, cookie: str, viewers: int, events: int, drops: int,
+    interval: float, ready: Any,
+) -> list[Viewer]:  # fmt: skip
+    crowd = [Viewer(server, public_id, cookie) for _ in range(viewers)]
     readies = [asyncio.Event() for _ in crowd]
     tasks = [asyncio.create_task(v.run(events, r)) for v, r in zip(crowd, readies, strict=True)]
     await asyncio.gather(*(r.wait() for r in readies))
-    commits: dict[int, float] = {}
-    writer = threading.Thread(
-        target=write_events, args=(session.pk, events, interval, commits), daemon=True
-    )
-    writer.start()
-    rng = random.Random(7)
-    for _ in range(reconnects):
-        await asyncio.sleep(events * interval / (reconnects + 1))
+    ready.put(True)
+    rng = random.Random(7 + os.getpid())
+    for _ in range(drops):
+        await asyncio.sleep(events * interval / (drops + 1))
         await rng.choice(crowd).drop()
     await asyncio.gather(*tasks)
-    writer.join()
+    return crowd
+
+
+def crowd_process(args: tuple[Any, ...], ready: Any, results: Any) -> None:
+    """One client process: its viewers' receipts travel back as plain lists."""
+    crowd = asyncio.run(crowd_run(*args, ready))
+    results.put([(v.seqs, v.received, v.reconnects) for v in crowd])
+
+
+def fan_out(
+    server: str, cookie: str, viewers: int, events: int, reconnects: int, interval: float,
+    processes: int,
+) -> dict[str, Any]:  # fmt: skip
+    """Viewers run in `processes` client processes, so one client's GIL does not queue 200
+    receipts behind each other (browsers would be on other machines)."""
+    import multiprocessing
+
+    session, _ = make_session()
+    context = multiprocessing.get_context("spawn")
+    ready, results = context.Queue(), context.Queue()
+    shares = [viewers // processes + (i < viewers % processes) for i in range(processes)]
+    drops = [reconnects // processes + (i < reconnects % processes) for i in range(processes)]
+    children = [
+        context.Process(
+            target=crowd_process,
+            args=((server, str(session.public_id), cookie, n, events, d, interval), ready, results),
+        )
+        for n, d in zip(shares, drops, strict=True)
+        if n
+    ]
+    for child in children:
+        child.start()
+    for _ in children:
+        ready.get(timeout=120)
+    commits: dict[int, float] = {}
+    write_events(session.pk, events, interval, commits)
+    crowd = [row for _ in children for row in results.get(timeout=300)]
+    for child in children:
+        child.join(30)
     return summarise(crowd, commits, events)
 
 
-def summarise(crowd: list[Viewer], commits: dict[int, float], events: int) -> dict[str, Any]:
+def summarise(
+    crowd: list[tuple[list[int], dict[int, float], int]], commits: dict[int, float], events: int
+) -> dict[str, Any]:
     latencies = [
-        (viewer.received[seq] - commits[seq]) * 1000
-        for viewer in crowd
-        for seq in viewer.received
+        (received[seq] - commits[seq]) * 1000
+        for _, received, _ in crowd
+        for seq in received
         if seq in commits
     ]
     latencies.sort()
     expected = set(range(1, events + 1))
-    lost = sum(len(expected - set(viewer.seqs)) for viewer in crowd)
-    duplicated = sum(len(viewer.seqs) - len(set(viewer.seqs)) for viewer in crowd)
+    lost = sum(len(expected - set(seqs)) for seqs, _, _ in crowd)
+    duplicated = sum(len(seqs) - len(set(seqs)) for seqs, _, _ in crowd)
     return {
         "p50": statistics.median(latencies),
         "p95": latencies[int(0.95 * (len(latencies) - 1))],
         "max": latencies[-1],
         "lost": lost,
         "duplicated": duplicated,
-        "reconnects": sum(viewer.reconnects for viewer in crowd),
+        "reconnects": sum(reconnects for _, _, reconnects in crowd),
         "deliveries": len(latencies),
     }
 
@@ -211,6 +250,7 @@ def main() -> None:
     parser.add_argument("--viewers", type=int, default=200)
     parser.add_argument("--events", type=int, default=200)
     parser.add_argument("--reconnects", type=int, default=20)
+    parser.add_argument("--processes", type=int, default=2, help="client processes")
     # An agent emits a few events per step and a step takes seconds (a search, an LLM turn);
     # 10 events/s to 200 viewers (2,000 deliveries/s) is several times a real session's rate.
     parser.add_argument("--interval", type=float, default=0.1, help="seconds between events")
@@ -218,13 +258,12 @@ def main() -> None:
     setup_django()
     server, address = start_server()
     try:
-        from asgiref.sync import sync_to_async
-
-        _, cookie = asyncio.run(sync_to_async(make_session)())
-        base = asyncio.run(fan_out(address, cookie, 1, args.events, 0, args.interval))
-        crowd = asyncio.run(
-            fan_out(address, cookie, args.viewers, args.events, args.reconnects, args.interval)
-        )
+        _, cookie = make_session()
+        base = fan_out(address, cookie, 1, args.events, 0, args.interval, 1)
+        crowd = fan_out(
+            address, cookie, args.viewers, args.events, args.reconnects, args.interval,
+            args.processes,
+        )  # fmt: skip
     finally:
         server.terminate()
         server.wait(30)
