@@ -123,3 +123,31 @@ def test_the_watchdog_marks_silent_running_sessions_stalled_and_asks_them_to_sto
     done.refresh_from_db()
     assert (busy.status, done.status) == (SessionStatus.RUNNING, SessionStatus.FINISHED)
     assert sessions_mark_stalled(now=now) == 0
+
+
+def test_live_prune_deletes_bulky_events_of_old_sessions_only(
+    make_user: Callable[..., Any], make_session: Callable[..., Any]
+) -> None:
+    from io import StringIO
+
+    from django.core.management import CommandError, call_command
+
+    from apps.live.broadcast import event_append
+
+    user = make_user("viewer")
+    old = make_session(user, status=SessionStatus.FINISHED)
+    running = make_session(user, status=SessionStatus.RUNNING)
+    for session in (old, running):
+        for kind in ("started", "thought", "tool_result", "answer"):
+            event_append(session_id=session.pk, type=kind, payload={})
+    Session.objects.filter(pk=old.pk).update(finished_at=timezone.now() - timedelta(days=40))
+    out = StringIO()
+    call_command("live_prune", "--older-than-days", "30", stdout=out)
+    assert "deleted 2 events from 1 sessions" in out.getvalue()
+    assert list(Event.objects.filter(session=old).values_list("type", flat=True)) == [
+        "started",
+        "answer",
+    ]
+    assert Event.objects.filter(session=running).count() == 4
+    with pytest.raises(CommandError, match="other than started/answer/finished"):
+        call_command("live_prune", "--older-than-days", "1", "--types", "answer")
