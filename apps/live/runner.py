@@ -123,7 +123,7 @@ def session_run(*, session_id: int) -> None:
             scorer.judge = judge
         from quest.agent import run_agent
 
-        run_agent(
+        result = run_agent(
             session.question,
             policy=policy,
             toolbox=_toolbox(),
@@ -132,6 +132,13 @@ def session_run(*, session_id: int) -> None:
             sink=sink,
             should_stop=lambda: _stop_requested(session_id),
         )
+        # The board shows the state the run ended with, also when the context never grew past
+        # the condensation threshold (short runs never condense).
+        sink.emit(
+            "state",
+            {"turn": result.turns, "state": result.final_state.to_json(), "recovered": False,
+             "final": True},
+        )  # fmt: skip
     except Exception as exc:
         log.exception("session %s failed", session_id)
         status = SessionStatus.FAILED

@@ -69,6 +69,7 @@ def session_create(request: HttpRequest) -> HttpResponse:
                 policy=post.get("policy", Policy.SCRIPTED),
                 model=post.get("model", ""),
                 max_turns=_int(post.get("max_turns")),
+                condense_at_tokens=_int(post.get("condense_at_tokens")),
                 visibility=post.get("visibility", Visibility.PUBLIC),
             ),
         )

@@ -149,7 +149,8 @@
     reminder: (p) => timeline("reminder", p.problem || "invalid turn", p.text),
     state: (p) => {
       renderState(p.state);
-      timeline("state", "condensed" + (p.recovered ? " (recovered from a bad condenser reply)" : ""), null);
+      const what = p.final ? "final research state" : "condensed";
+      timeline("state", what + (p.recovered ? " (recovered from a bad condenser reply)" : ""), null);
     },
     answer: (p) => { renderReport(p); timeline("answer", p.partial ? "partial report" : "final answer", null); },
     verdict: renderVerdict,
