@@ -77,20 +77,41 @@
     }
   }
 
+  // The report is Markdown from a policy: a small, safe subset is drawn (headings, list items,
+  // **bold**, [n] citation chips); everything else stays plain text.
+  function inline(target, text, byNumber) {
+    String(text).split(/(\*\*[^*]+\*\*|\[\d+\])/).forEach((part) => {
+      const bold = /^\*\*([^*]+)\*\*$/.exec(part);
+      const cited = /^\[(\d+)\]$/.exec(part);
+      const citation = cited && byNumber.get(cited[1]);
+      if (bold) target.append(el("strong", null, bold[1]));
+      else if (citation) target.append(docLink(citation.url, "[" + cited[1] + "]"));
+      else if (part) target.append(part);
+    });
+  }
+
   function renderReport(payload) {
     const box = $("[data-testid=report]");
     box.replaceChildren();
     box.classList.remove("muted");
     const byNumber = new Map((payload.citations || []).map((c) => [String(c.n), c]));
+    let list = null;
     for (const line of String(payload.text || "").split("\n")) {
-      const p = el("p");
-      // Citation markers [n] become chips that open the cited document.
-      for (const part of line.split(/(\[\d+\])/)) {
-        const cited = /^\[(\d+)\]$/.exec(part);
-        const citation = cited && byNumber.get(cited[1]);
-        p.append(citation ? docLink(citation.url, "[" + cited[1] + "]") : part);
+      const heading = /^#{1,6}\s+(.*)$/.exec(line);
+      const item = /^\s*(?:[-*]|(\d+)\.)\s+(.*)$/.exec(line);
+      if (item) {
+        const kind = item[1] ? "OL" : "UL";
+        if (!list || list.tagName !== kind) box.append((list = el(kind.toLowerCase())));
+        const li = el("li");
+        inline(li, item[2], byNumber);
+        list.append(li);
+        continue;
       }
-      box.append(p);
+      list = null;
+      if (!line.trim()) continue;
+      const block = el(heading ? "h3" : "p");
+      inline(block, heading ? heading[1] : line, byNumber);
+      box.append(block);
     }
     if (payload.partial || payload.forced) {
       box.prepend(el("p", "tag", payload.partial ? "partial report" : "forced final answer"));
@@ -122,7 +143,8 @@
       reward.hidden = false;
       reward.replaceChildren(el("strong", null, "Reward"));
       for (const [key, value] of Object.entries(payload.reward)) {
-        reward.append(el("div", null, key + ": " + (typeof value === "number" ? value.toFixed(3) : value)));
+        const shown = typeof value === "number" && !Number.isInteger(value) ? value.toFixed(3) : value;
+        reward.append(el("div", null, key + ": " + shown));
       }
     }
   }

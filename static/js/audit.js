@@ -1,0 +1,418 @@
+/* questweb audit page: keyboard-first node verdicts, comments, edits, undo and drafts.
+ *
+ * State lives here and in localStorage (so a reload loses nothing, even offline) and is sent
+ * to the server as a draft shortly after each change, which also keeps the task's lock alive.
+ * Edits and submission go through the REST API (/api/audit/assignments/<id>/…), the same
+ * services the API clients use. No framework: the tree is server-rendered rows.
+ */
+(() => {
+  "use strict";
+  const root = document.getElementById("audit");
+  if (!root || root.dataset.editable !== "1") return;
+
+  const api = root.dataset.api;
+  const storageKey = `questweb.audit.${root.dataset.assignment}`;
+  const undoKey = `${storageKey}.undo`;
+  const UNDO_KEPT = 100;
+  const VERDICT_KEYS = { 1: "correct", 2: "wrong", 3: "unverifiable" };
+  const MARKS = { correct: "✓ correct", wrong: "✗ wrong", unverifiable: "? unverifiable" };
+  const ERROR_TYPES = [...document.querySelectorAll("[data-error-type]")].map((b) => b.dataset.errorType);
+  const ERROR_LABELS = Object.fromEntries(
+    [...document.querySelectorAll("[data-error-type]")].map((b) => [b.dataset.errorType, b.textContent]),
+  );
+  const SAVE_DELAY_MS = 800;
+  const KEEPALIVE_MS = 60_000;
+
+  const state = { version: currentTreeVersion(), verdicts: {}, decision: "", comment: "", saved_at: 0 };
+  const history = [];
+  let focused = 0;
+  let saveTimer = null;
+  let lastServerSave = 0;
+  let pendingEdit = null;
+
+  function $(selector, scope = document) { return scope.querySelector(selector); }
+  function rows() { return [...root.querySelectorAll(".anode")]; }
+  function row(nodeId) { return rows().find((li) => li.dataset.node === nodeId); }
+  function currentTreeVersion() { return Number($(".atree", root).dataset.version); }
+  function csrfToken() {
+    return JSON.parse(document.body.getAttribute("hx-headers") || "{}")["X-CSRFToken"] || "";
+  }
+
+  async function call(method, url, body) {
+    const response = await fetch(url, {
+      method,
+      headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken() },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: "same-origin",
+    });
+    const text = await response.text();
+    let data = {};
+    try { data = text ? JSON.parse(text) : {}; } catch { data = { detail: text.slice(0, 200) }; }
+    return { ok: response.ok, status: response.status, data };
+  }
+
+  function say(message, kind = "info") {
+    const notice = $("#notice");
+    notice.textContent = message;
+    notice.dataset.kind = kind;
+    notice.hidden = !message;
+  }
+
+  function saveState(text) { $("#save-state").textContent = text; }
+
+  /* ---- painting ---------------------------------------------------------------------- */
+
+  function paint(li) {
+    const label = state.verdicts[li.dataset.node] || {};
+    li.classList.remove("v-correct", "v-wrong", "v-unverifiable");
+    if (label.verdict) li.classList.add(`v-${label.verdict}`);
+    const type = label.error_type ? ` · ${ERROR_LABELS[label.error_type] || label.error_type}` : "";
+    $(".vbadge", li).textContent = label.verdict ? MARKS[label.verdict] + type : "";
+    const note = $(".anote", li);
+    note.textContent = label.comment || "";
+    note.hidden = !label.comment;
+  }
+
+  function paintAll() {
+    rows().forEach(paint);
+    const judged = rows().filter((li) => (state.verdicts[li.dataset.node] || {}).verdict).length;
+    $("#judged").textContent = judged;
+    $("#total").textContent = rows().length;
+    $("#version-number").textContent = state.version;
+    const shown = document.querySelector(`input[name=decision][value="${state.decision}"]`);
+    $("#decision-shown").textContent = shown ? shown.parentElement.textContent.trim().slice(2) : "none yet — press s";
+  }
+
+  function focusRow(index) {
+    const all = rows();
+    if (!all.length) return;
+    focused = Math.max(0, Math.min(index, all.length - 1));
+    all.forEach((li, i) => li.classList.toggle("focus", i === focused));
+    all[focused].focus({ preventScroll: true });
+    all[focused].scrollIntoView({ block: "nearest" });
+  }
+
+  function focusedId() { return rows()[focused]?.dataset.node; }
+
+  /* ---- state changes, undo and drafts ------------------------------------------------ */
+
+  function setLabel(nodeId, next, record = true) {
+    const before = state.verdicts[nodeId] ? { ...state.verdicts[nodeId] } : null;
+    if (next && (next.verdict || next.comment)) state.verdicts[nodeId] = next;
+    else delete state.verdicts[nodeId];
+    if (record) history.push({ kind: "label", node: nodeId, before });
+    changed();
+  }
+
+  function changed() {
+    state.saved_at = Date.now();
+    localStorage.setItem(storageKey, JSON.stringify(state));
+    localStorage.setItem(undoKey, JSON.stringify(history.slice(-UNDO_KEPT)));
+    paintAll();
+    clearTimeout(saveTimer);
+    saveTimer = setTimeout(saveDraft, SAVE_DELAY_MS);
+    saveState("saving…");
+  }
+
+  async function saveDraft() {
+    lastServerSave = Date.now();
+    const { version, verdicts, decision, comment } = state;
+    const result = await call("PUT", `${api}/draft`, { version, verdicts, decision, comment });
+    if (!result.ok) {
+      saveState("not saved on the server");
+      say(result.data.detail || "the draft could not be saved", "error");
+      return;
+    }
+    saveState(`saved ${new Date().toLocaleTimeString()}`);
+    const lock = $("#lock");
+    lock.dateTime = result.data.lock_expires_at;
+    lock.textContent = new Date(result.data.lock_expires_at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+    if (result.data.current_version > state.version) {
+      say(`Someone else saved version ${result.data.current_version} of this tree: press r to load it (your verdicts on nodes that still exist are kept).`, "warn");
+    }
+  }
+
+  function keepAlive() {
+    if (Date.now() - lastServerSave > KEEPALIVE_MS) saveDraft();
+  }
+
+  function restore() {
+    const server = JSON.parse($("#audit-draft")?.textContent || "{}");
+    let local = null;
+    try { local = JSON.parse(localStorage.getItem(storageKey) || "null"); } catch { local = null; }
+    const serverTime = server.saved_at ? Date.parse(server.saved_at) : 0;
+    const chosen = local && local.saved_at > serverTime ? local : server;
+    state.verdicts = chosen.verdicts || {};
+    state.decision = chosen.decision || "";
+    state.comment = chosen.comment || "";
+    state.saved_at = chosen === local ? local.saved_at : serverTime;
+    try { history.push(...JSON.parse(localStorage.getItem(undoKey) || "[]")); } catch { history.length = 0; }
+    if (chosen === local && local.saved_at > serverTime) saveDraft();
+  }
+
+  async function undo() {
+    const last = history.pop();
+    if (!last) { say("Nothing to undo."); return; }
+    if (last.kind === "label") {
+      setLabel(last.node, last.before, false);
+      focusRow(rows().findIndex((li) => li.dataset.node === last.node));
+      say(`Undone: the verdict on ${last.node}.`);
+      return;
+    }
+    const result = await call("POST", `${api}/revert`, { base_version: last.to, to_version: last.from });
+    if (!result.ok) { history.push(last); say(result.data.detail || "undo failed", "error"); return; }
+    await reloadTree();
+    say(`Undone: your edit (version ${result.data.version} restores version ${last.from}).`);
+  }
+
+  /* ---- verdicts ------------------------------------------------------------------------ */
+
+  function giveVerdict(verdict) {
+    const nodeId = focusedId();
+    if (!nodeId) return;
+    const next = { ...(state.verdicts[nodeId] || {}), verdict };
+    if (verdict === "correct") delete next.error_type;
+    setLabel(nodeId, next);
+    if (verdict === "wrong") openDialog("dlg-errortype");
+    else focusRow(focused + 1);
+  }
+
+  function pickErrorType(type) {
+    const nodeId = focusedId();
+    const label = state.verdicts[nodeId];
+    if (label && type) { label.error_type = type; changed(); }
+    $("#dlg-errortype").close();
+  }
+
+  function takeSuggestion() {
+    const chip = $(".suggest", rows()[focused]);
+    const verdict = chip && [...chip.classList].find((c) => c.startsWith("s-"))?.slice(2);
+    if (verdict) giveVerdict(verdict);
+    else say("The judge has no suggestion for this node.");
+  }
+
+  function nextUnjudged() {
+    const all = rows();
+    for (let step = 1; step <= all.length; step += 1) {
+      const index = (focused + step) % all.length;
+      if (!(state.verdicts[all[index].dataset.node] || {}).verdict) { focusRow(index); return; }
+    }
+    say("Every node has a verdict: press s to submit.");
+  }
+
+  /* ---- dialogs ------------------------------------------------------------------------- */
+
+  function openDialog(id) {
+    const dialog = document.getElementById(id);
+    if (!dialog.open) dialog.showModal();
+    return dialog;
+  }
+
+  function openComment() {
+    const nodeId = focusedId();
+    const dialog = openDialog("dlg-comment");
+    $(".node-name", dialog).textContent = nodeId;
+    const box = $("textarea", dialog);
+    box.value = (state.verdicts[nodeId] || {}).comment || "";
+    box.focus();
+  }
+
+  function saveComment() {
+    const nodeId = focusedId();
+    const comment = $("#dlg-comment textarea").value.trim();
+    const next = { ...(state.verdicts[nodeId] || {}) };
+    if (comment) next.comment = comment; else delete next.comment;
+    setLabel(nodeId, next);
+    $("#dlg-comment").close();
+  }
+
+  function openEdit() {
+    const li = rows()[focused];
+    if (!li) return;
+    const dialog = openDialog("dlg-edit");
+    const leaf = li.dataset.leaf === "1";
+    $(".node-name", dialog).textContent = li.dataset.node;
+    dialog.querySelectorAll("[data-for=leaf]").forEach((el) => { el.hidden = !leaf; });
+    dialog.querySelectorAll("[data-for=group]").forEach((el) => { el.hidden = leaf; });
+    const form = {
+      description: $(".desc", li).textContent,
+      critical: li.dataset.critical === "1",
+      strategy: li.dataset.strategy || "parallel",
+      check: leaf ? JSON.stringify(JSON.parse(li.dataset.check || "null"), null, 1) : "",
+    };
+    dialog.dataset.original = JSON.stringify(form);
+    $("[name=description]", dialog).value = form.description;
+    $("[name=critical]", dialog).checked = form.critical;
+    $("[name=strategy]", dialog).value = form.strategy;
+    $("[name=check]", dialog).value = form.check;
+    ["add_child", "move_to", "note"].forEach((name) => { $(`[name=${name}]`, dialog).value = ""; });
+    $("[name=remove]", dialog).checked = false;
+    $(".edit-error", dialog).textContent = "";
+    $("#group-ids").replaceChildren(...rows().filter((r) => r.dataset.leaf === "0").map((r) => new Option(r.dataset.node)));
+    $("[name=description]", dialog).focus();
+  }
+
+  function editOps(dialog, nodeId) {
+    const original = JSON.parse(dialog.dataset.original);
+    const value = (name) => $(`[name=${name}]`, dialog).value.trim();
+    if ($("[name=remove]", dialog).checked) return [{ op: "remove_node", node: nodeId }];
+    const ops = [];
+    if (value("description") !== original.description.trim()) ops.push({ op: "set_description", node: nodeId, description: value("description") });
+    if ($("[name=critical]", dialog).checked !== original.critical) ops.push({ op: "set_critical", node: nodeId, critical: $("[name=critical]", dialog).checked });
+    if (original.check === "" && value("strategy") !== original.strategy) ops.push({ op: "set_strategy", node: nodeId, strategy: value("strategy") });
+    if (original.check !== "" && value("check") !== original.check.trim()) ops.push({ op: "set_check", node: nodeId, check: JSON.parse(value("check")) });
+    if (value("add_child")) ops.push({ op: "add_node", parent: nodeId, description: value("add_child") });
+    if (value("move_to")) ops.push({ op: "move_node", node: nodeId, parent: value("move_to") });
+    return ops;
+  }
+
+  async function saveEdit(merge = false) {
+    const dialog = $("#dlg-edit");
+    const nodeId = $(".node-name", dialog).textContent;
+    let ops;
+    try { ops = merge ? pendingEdit.ops : editOps(dialog, nodeId); } catch (error) {
+      $(".edit-error", dialog).textContent = `The check is not valid JSON: ${error.message}`;
+      return;
+    }
+    if (!ops.length) { dialog.close(); return; }
+    const base = merge ? pendingEdit.base : state.version;
+    const note = $("[name=note]", dialog).value.trim();
+    const result = await call("POST", `${api}/edits`, { base_version: base, ops, note, merge });
+    if (result.status === 409) {
+      pendingEdit = { ops, base };
+      dialog.close();
+      openConflict(result.data.detail, !result.data.conflicts?.length);
+      return;
+    }
+    if (!result.ok) { openDialog("dlg-edit"); $(".edit-error", dialog).textContent = result.data.detail || "the edit failed"; return; }
+    pendingEdit = null;
+    if (dialog.open) dialog.close();
+    history.push({ kind: "edit", from: base, to: result.data.version });
+    await reloadTree(nodeId);
+    const changes = result.data.changes.map((c) => `${c.op} ${c.node_id}${c.field ? `.${c.field}` : ""}`).join("; ");
+    say(`Saved version ${result.data.version}${result.data.merged ? " (merged)" : ""}: ${changes}.`);
+  }
+
+  function openConflict(message, canMerge) {
+    const dialog = openDialog("dlg-conflict");
+    $(".conflict-text", dialog).textContent = message;
+    $("[data-conflict=merge]", dialog).hidden = !canMerge || !pendingEdit;
+  }
+
+  async function resolveConflict(choice) {
+    if ($("#dlg-conflict").open) $("#dlg-conflict").close();
+    if (choice === "merge" && pendingEdit) { await saveEdit(true); return; }
+    pendingEdit = null;
+    await reloadTree();
+    say(`Reloaded version ${state.version}. Verdicts on nodes that still exist are kept.`);
+  }
+
+  async function reloadTree(keepNode) {
+    const nodeId = keepNode || focusedId();
+    const response = await fetch(root.dataset.treeUrl, { credentials: "same-origin" });
+    if (!response.ok) { say("The tree could not be reloaded.", "error"); return; }
+    $("#audit-tree").innerHTML = await response.text();
+    state.version = currentTreeVersion();
+    changed();
+    const index = rows().findIndex((li) => li.dataset.node === nodeId);
+    focusRow(index >= 0 ? index : 0);
+  }
+
+  function openSubmit() {
+    const dialog = openDialog("dlg-submit");
+    $("textarea", dialog).value = state.comment;
+    dialog.querySelectorAll("input[name=decision]").forEach((r) => { r.checked = r.value === state.decision; });
+    $(".submit-error", dialog).textContent = "";
+  }
+
+  function chooseDecision(decision) {
+    state.decision = decision;
+    document.querySelectorAll("#dlg-submit input[name=decision]").forEach((r) => { r.checked = r.value === decision; });
+    changed();
+  }
+
+  async function submit() {
+    const dialog = $("#dlg-submit");
+    const error = $(".submit-error", dialog);
+    state.comment = $("textarea", dialog).value;
+    const present = rows().map((li) => li.dataset.node);
+    const missing = present.filter((id) => !(state.verdicts[id] || {}).verdict);
+    if (missing.length) { error.textContent = `${missing.length} node(s) have no verdict yet: ${missing.slice(0, 5).join(", ")}`; return; }
+    if (!state.decision) { error.textContent = "Choose a decision: a, f or r."; return; }
+    const verdicts = Object.fromEntries(present.map((id) => [id, state.verdicts[id]]));
+    const body = { version: state.version, decision: state.decision, comment: state.comment, verdicts };
+    const result = await call("POST", `${api}/submit`, body);
+    if (!result.ok) { error.textContent = result.data.detail || "the submission failed"; return; }
+    clearTimeout(saveTimer);
+    localStorage.removeItem(storageKey);
+    localStorage.removeItem(undoKey);
+    document.getElementById("next-form").submit();
+  }
+
+  /* ---- keys ---------------------------------------------------------------------------- */
+
+  const MAIN_KEYS = {
+    j: () => focusRow(focused + 1), ArrowDown: () => focusRow(focused + 1),
+    k: () => focusRow(focused - 1), ArrowUp: () => focusRow(focused - 1),
+    n: nextUnjudged, t: takeSuggestion, c: openComment, e: openEdit, u: undo, s: openSubmit,
+    r: () => resolveConflict("reload"),
+    "?": () => openDialog("dlg-cheatsheet"),
+  };
+
+  function dialogKey(dialog, event) {
+    const ctrlEnter = event.key === "Enter" && (event.ctrlKey || event.metaKey);
+    if (dialog.id === "dlg-errortype" && /^[1-9]$/.test(event.key)) {
+      pickErrorType(ERROR_TYPES[Number(event.key) - 1]);
+    } else if (dialog.id === "dlg-comment" && ctrlEnter) {
+      saveComment();
+    } else if (dialog.id === "dlg-edit" && ctrlEnter) {
+      saveEdit();
+    } else if (dialog.id === "dlg-submit" && event.target.tagName !== "TEXTAREA" && "afr".includes(event.key) && event.key.length === 1) {
+      chooseDecision({ a: "accept", f: "fix_accept", r: "reject" }[event.key]);
+    } else if (dialog.id === "dlg-submit" && (ctrlEnter || (event.key === "Enter" && event.target.tagName !== "TEXTAREA"))) {
+      submit();
+    } else if (dialog.id === "dlg-conflict" && (event.key === "m" || event.key === "r")) {
+      resolveConflict(event.key === "m" ? "merge" : "reload");
+    } else {
+      return;
+    }
+    event.preventDefault();
+  }
+
+  document.addEventListener("keydown", (event) => {
+    const dialog = document.querySelector("dialog[open]");
+    if (dialog) { dialogKey(dialog, event); return; }
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    if (["INPUT", "TEXTAREA", "SELECT"].includes(event.target.tagName)) return;
+    keepAlive();
+    if (VERDICT_KEYS[event.key]) { event.preventDefault(); giveVerdict(VERDICT_KEYS[event.key]); return; }
+    const action = MAIN_KEYS[event.key];
+    if (action) { event.preventDefault(); action(); }
+  });
+
+  /* ---- mouse, for those who want it ---------------------------------------------------- */
+
+  root.addEventListener("click", (event) => {
+    const li = event.target.closest(".anode");
+    if (li) focusRow(rows().indexOf(li));
+  });
+  document.addEventListener("click", (event) => {
+    const target = event.target.closest("[data-open], [data-error-type], [data-save], [data-conflict]");
+    if (!target) return;
+    if (target.dataset.open === "dlg-submit") openSubmit();
+    else if (target.dataset.open) openDialog(target.dataset.open);
+    else if (target.dataset.errorType) pickErrorType(target.dataset.errorType);
+    else if (target.dataset.save === "comment") saveComment();
+    else if (target.dataset.save === "edit") saveEdit();
+    else if (target.dataset.save === "submit") submit();
+    else if (target.dataset.conflict) resolveConflict(target.dataset.conflict);
+  });
+  document.querySelectorAll("#dlg-submit input[name=decision]").forEach((radio) => {
+    radio.addEventListener("change", () => chooseDecision(radio.value));
+  });
+  $("#dlg-errortype").addEventListener("close", () => focusRow(focused + 1));
+
+  restore();
+  paintAll();
+  focusRow(0);
+})();
