@@ -151,3 +151,24 @@ def test_live_prune_deletes_bulky_events_of_old_sessions_only(
     assert Event.objects.filter(session=running).count() == 4
     with pytest.raises(CommandError, match="other than started/answer/finished"):
         call_command("live_prune", "--older-than-days", "1", "--types", "answer")
+
+
+def test_a_task_page_starts_a_live_session_on_that_task(
+    make_user: Callable[..., Any], client: Client
+) -> None:
+    from apps.rubrics.services import task_create
+    from tests.rubrics.conftest import small_tree
+
+    admin = make_user("admin")
+    task = task_create(
+        user=admin, record={"question": "Capital of Australia?", "rubric": small_tree()}
+    )
+    client.force_login(make_user("viewer"))
+    page = client.get(f"/tasks/{task.pk}/").content.decode()
+    assert "Start a live session" in page
+    response = client.post("/live/new/", {"task_id": str(task.pk), "policy": "scripted"})
+    session = Session.objects.get()
+    assert response["Location"] == f"/live/{session.public_id}/"
+    assert (session.task_id, session.question) == (task.pk, "Capital of Australia?")
+    listed = client.get(f"/live/?task={task.pk}").content.decode()
+    assert str(session.public_id) in listed
