@@ -119,7 +119,8 @@ def session_events(
 @router.get(
     "/live/sessions/{public_id}/export",
     response={200: None},
-    summary="The session as Markdown (format=md) or JSON with every event (format=json)",
+    summary="The session as Markdown (md), JSON with every event (json) or its training "
+    "trajectory as JSON lines (trajectory)",
 )
 def session_export(request: HttpRequest, public_id: str, format: str = "md") -> HttpResponse:
     session = selectors.session_get(user=request.auth, public_id=public_id)  # type: ignore[attr-defined]
@@ -140,7 +141,13 @@ def export_response(session: Session, format: str) -> HttpResponse:
         )
         streamed["Content-Disposition"] = f'attachment; filename="{name}.json"'
         return streamed
-    raise Invalid("format must be md or json")
+    if format == "trajectory":
+        lines = StreamingHttpResponse(
+            exports.trajectory_lines(session), content_type="application/jsonl"
+        )
+        lines["Content-Disposition"] = f'attachment; filename="{name}.trajectory.jsonl"'
+        return lines
+    raise Invalid("format must be md, json or trajectory")
 
 
 def endpoint_out(endpoint: Any) -> dict[str, Any]:

@@ -90,3 +90,12 @@ def markdown(session: Session) -> str:
     if steps:
         lines += ["", "## Tool calls", "", *steps]
     return "\n".join(lines) + "\n"
+
+
+def trajectory_lines(session: Session) -> Iterator[str]:
+    """The run's training records as JSON lines (empty while it runs or when it failed early)."""
+    from apps.live.models import Trajectory
+
+    stored = Trajectory.objects.filter(session=session).first()
+    for record in stored.records if stored is not None else []:
+        yield json.dumps(record, ensure_ascii=False) + "\n"

@@ -97,6 +97,19 @@ class Event(models.Model):
         }
 
 
+class Trajectory(models.Model):
+    """What a run leaves for training (QUEST-SPEC §5.1): one record per session segment (the
+    messages the policy saw, its turns, the state before and after) and one per condensation."""
+
+    session = models.OneToOneField(Session, on_delete=models.CASCADE, related_name="trajectory")
+    rollout_id = models.CharField(max_length=64)
+    records = models.JSONField(default=list)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"trajectory of {self.session_id} ({len(self.records)} records)"
+
+
 class LLMEndpoint(models.Model):
     """An OpenAI-compatible endpoint the llm policy may use. Read when each session starts, so
     an admin's edit applies to the next session without a restart."""

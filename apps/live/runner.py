@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from apps.live import llm
 from apps.live.broadcast import event_append
-from apps.live.models import Policy, Session, SessionStatus
+from apps.live.models import Policy, Session, SessionStatus, Trajectory
 from apps.live.scoring import TaskScorer
 
 log = logging.getLogger(__name__)
@@ -125,6 +125,7 @@ def session_run(*, session_id: int) -> None:
 
         result = run_agent(
             session.question,
+            rollout_id=str(session.public_id),
             policy=policy,
             toolbox=_toolbox(),
             condenser=condenser,
@@ -139,6 +140,12 @@ def session_run(*, session_id: int) -> None:
             {"turn": result.turns, "state": result.final_state.to_json(), "recovered": False,
              "final": True},
         )  # fmt: skip
+        trajectory = result.trajectory
+        Trajectory.objects.create(
+            session_id=session.pk,
+            rollout_id=str(session.public_id),
+            records=trajectory.segment_records() + trajectory.condensation_records(),
+        )
     except Exception as exc:
         log.exception("session %s failed", session_id)
         status = SessionStatus.FAILED

@@ -137,6 +137,16 @@ def test_a_stop_during_the_run_ends_it_with_a_partial_report(
     assert answers and answers[-1]["partial"] is True
     assert session.status == SessionStatus.FINISHED
     assert session.answer
+    records = session.trajectory.records
+    assert records[0]["kind"] == "segment"
+    assert records[0]["rollout_id"] == str(session.public_id)
+    assert [m["role"] for m in records[0]["prompt_messages"][:2]] == ["system", "user"]
+    assert records[0]["completion_turns"]
+    exported = Client()
+    exported.force_login(session.owner)
+    response = exported.get(f"/api/live/sessions/{session.public_id}/export?format=trajectory")
+    lines = b"".join(response.streaming_content).decode().splitlines()
+    assert len(lines) == len(records)
 
 
 @pytest.mark.django_db
