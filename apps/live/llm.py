@@ -7,6 +7,7 @@ running inside the worker on CPU, weak but real. `vllm:<model>` runs in-process 
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from django.conf import settings
@@ -49,10 +50,22 @@ def client_for(model: str) -> Any:
 
         return TransformersChat(SMOLLM2)
     if needs_gpu(model):
-        from quest.llm.vllm_backend import VLLMChat
-
-        return VLLMChat(model.removeprefix(VLLM_PREFIX))
+        return _vllm(model.removeprefix(VLLM_PREFIX))
     from quest.llm.http import HTTPChat
 
     endpoints = [endpoint for endpoint in _endpoints() if endpoint.model == model]
     return HTTPChat(endpoints)
+
+
+_engines: dict[str, Any] = {}
+_engines_lock = threading.Lock()
+
+
+def _vllm(name: str) -> Any:
+    """One vLLM engine per model per gpu worker: loading one takes minutes and most of the GPU."""
+    from quest.llm.vllm_backend import VLLMChat
+
+    with _engines_lock:
+        if name not in _engines:
+            _engines[name] = VLLMChat(name)
+        return _engines[name]
