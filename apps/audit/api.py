@@ -1,5 +1,289 @@
+"""REST for the whole audit workflow; the same services and selectors as the pages."""
+
 from __future__ import annotations
 
-from ninja import Router
+from typing import Any
+
+from django.http import FileResponse, HttpRequest, StreamingHttpResponse
+from ninja import Query, Router, Status
+
+from apps.audit import api_out, selectors, services
+from apps.audit.schemas import (
+    AdjudicationIn,
+    AgreementOut,
+    AssignmentDetailOut,
+    AssignmentOut,
+    CampaignIn,
+    CampaignOut,
+    ConflictOut,
+    DisputeOut,
+    DraftIn,
+    DraftOut,
+    EditIn,
+    EditOut,
+    ExportIn,
+    ExportOut,
+    ItemOut,
+    JudgeVerdictsIn,
+    QualityOut,
+    RevertIn,
+    SubmissionIn,
+    TrainingPageOut,
+)
+from apps.audit.streaming import stream_response
 
 router = Router(tags=["audit"])
+
+
+def _user(request: HttpRequest) -> Any:
+    return request.auth  # type: ignore[attr-defined]
+
+
+@router.get("/audit/campaigns", response=list[CampaignOut], summary="Campaigns open to you")
+def campaigns_list(request: HttpRequest) -> list[dict[str, Any]]:
+    return [api_out.campaign_out(c) for c in selectors.campaign_list(user=_user(request))]
+
+
+@router.post("/audit/campaigns", response={201: CampaignOut}, summary="Create a campaign (admin)")
+def campaigns_create(request: HttpRequest, payload: CampaignIn) -> Status[dict[str, Any]]:
+    user = _user(request)
+    campaign = services.campaign_create(user=user, **payload.dict())
+    return Status(
+        201, api_out.campaign_out(selectors.campaign_get(user=user, campaign_id=campaign.pk))
+    )
+
+
+@router.get("/audit/campaigns/{campaign_id}", response=CampaignOut, summary="One campaign")
+def campaigns_get(request: HttpRequest, campaign_id: int) -> dict[str, Any]:
+    return api_out.campaign_out(
+        selectors.campaign_get(user=_user(request), campaign_id=campaign_id)
+    )
+
+
+@router.post("/audit/campaigns/{campaign_id}/close", response=CampaignOut, summary="Close (admin)")
+def campaigns_close(request: HttpRequest, campaign_id: int) -> dict[str, Any]:
+    user = _user(request)
+    services.campaign_close(user=user, campaign_id=campaign_id)
+    return api_out.campaign_out(selectors.campaign_get(user=user, campaign_id=campaign_id))
+
+
+@router.post(
+    "/audit/campaigns/{campaign_id}/claim",
+    response={200: AssignmentOut, 204: None},
+    summary="Next task: your current one, or a newly locked one (204 when none is left)",
+)
+def campaigns_claim(request: HttpRequest, campaign_id: int) -> Any:
+    assignment = services.assignment_claim_next(user=_user(request), campaign_id=campaign_id)
+    if assignment is None:
+        return Status(204, None)
+    return api_out.assignment_out(
+        selectors.assignment_get(user=_user(request), assignment_id=assignment.pk)
+    )
+
+
+@router.get("/audit/assignments", response=list[AssignmentOut], summary="Your assignments")
+def assignments_list(
+    request: HttpRequest, campaign_id: int | None = None, annotator_id: int | None = None
+) -> list[dict[str, Any]]:
+    rows = selectors.assignment_list(
+        user=_user(request), campaign_id=campaign_id, annotator_id=annotator_id
+    )
+    return [api_out.assignment_out(a) for a in rows[:1000]]
+
+
+@router.get(
+    "/audit/assignments/{assignment_id}",
+    response=AssignmentDetailOut,
+    summary="An assignment with the task, the current tree, your draft and judge suggestions",
+)
+def assignments_get(request: HttpRequest, assignment_id: int) -> dict[str, Any]:
+    assignment = selectors.assignment_get(user=_user(request), assignment_id=assignment_id)
+    return api_out.assignment_detail_out(assignment)
+
+
+@router.put("/audit/assignments/{assignment_id}/draft", response=DraftOut, summary="Save a draft")
+def assignments_draft(request: HttpRequest, assignment_id: int, payload: DraftIn) -> dict[str, Any]:
+    user = _user(request)
+    saved = services.assignment_draft_save(
+        user=user, assignment_id=assignment_id, draft=payload.dict()
+    )
+    current = selectors.assignment_get(
+        user=user, assignment_id=assignment_id
+    ).item.task.current_version
+    return {
+        "saved_at": saved.draft["saved_at"],
+        "lock_expires_at": saved.lock_expires_at,
+        "current_version": current.number if current else 0,
+    }
+
+
+def _conflict(exc: services.EditConflict) -> Status[dict[str, Any]]:
+    body = {
+        "detail": exc.message,
+        "current_version": exc.current_version,
+        "current_author": exc.current_author,
+        "conflicts": list(exc.nodes),
+    }
+    return Status(409, body)
+
+
+def _edit_out(result: services.EditResult) -> dict[str, Any]:
+    return {
+        "version": result.version.number,
+        "merged": result.merged,
+        "changes": [c.to_dict() for c in result.changes],
+        "tree": result.version.tree,
+    }
+
+
+@router.post(
+    "/audit/assignments/{assignment_id}/edits",
+    response={201: EditOut, 409: ConflictOut},
+    summary="Edit the tree: a new immutable version (409 names the newer version on a conflict)",
+)
+def assignments_edit(request: HttpRequest, assignment_id: int, payload: EditIn) -> Any:
+    try:
+        result = services.assignment_edit(
+            user=_user(request), assignment_id=assignment_id, **payload.dict()
+        )
+    except services.EditConflict as exc:
+        return _conflict(exc)
+    return Status(201, _edit_out(result))
+
+
+@router.post(
+    "/audit/assignments/{assignment_id}/revert",
+    response={201: EditOut, 409: ConflictOut},
+    summary="Undo an edit by saving an earlier version's tree again",
+)
+def assignments_revert(request: HttpRequest, assignment_id: int, payload: RevertIn) -> Any:
+    try:
+        result = services.assignment_revert(
+            user=_user(request), assignment_id=assignment_id, **payload.dict()
+        )
+    except services.EditConflict as exc:
+        return _conflict(exc)
+    return Status(201, _edit_out(result))
+
+
+@router.post("/audit/assignments/{assignment_id}/submit", response=AssignmentOut, summary="Submit")
+def assignments_submit(
+    request: HttpRequest, assignment_id: int, payload: SubmissionIn
+) -> dict[str, Any]:
+    user = _user(request)
+    services.assignment_submit(user=user, assignment_id=assignment_id, **payload.dict())
+    return api_out.assignment_out(selectors.assignment_get(user=user, assignment_id=assignment_id))
+
+
+@router.post("/audit/assignments/{assignment_id}/release", response=AssignmentOut, summary="Skip")
+def assignments_release(request: HttpRequest, assignment_id: int) -> dict[str, Any]:
+    user = _user(request)
+    services.assignment_release(user=user, assignment_id=assignment_id)
+    return api_out.assignment_out(selectors.assignment_get(user=user, assignment_id=assignment_id))
+
+
+@router.get(
+    "/audit/campaigns/{campaign_id}/agreement",
+    response=AgreementOut,
+    summary="Agreement: kappa, alpha",
+)
+def campaigns_agreement(request: HttpRequest, campaign_id: int) -> dict[str, Any]:
+    return api_out.agreement_out(
+        selectors.campaign_agreement(user=_user(request), campaign_id=campaign_id)
+    )
+
+
+@router.get(
+    "/audit/campaigns/{campaign_id}/disputes",
+    response=list[DisputeOut],
+    summary="Disagreements for a reviewer (reviewer)",
+)
+def campaigns_disputes(request: HttpRequest, campaign_id: int) -> list[dict[str, Any]]:
+    return [
+        {
+            "item_id": d.item.pk,
+            "task_id": d.item.task_id,
+            "question": d.item.task.question,
+            "state": d.item.state,
+            "decision_disputed": d.decision_disputed,
+            "open_nodes": d.open_nodes,
+        }
+        for d in selectors.dispute_list(user=_user(request), campaign_id=campaign_id)
+    ]
+
+
+@router.get("/audit/items/{item_id}", response=ItemOut, summary="A campaign item with submissions")
+def items_get(request: HttpRequest, item_id: int) -> dict[str, Any]:
+    user = _user(request)
+    item = selectors.item_get(user=user, item_id=item_id)
+    return api_out.item_out(item, selectors.item_submissions(user=user, item=item))
+
+
+@router.post("/audit/items/{item_id}/adjudicate", response=ItemOut, summary="Decide (reviewer)")
+def items_adjudicate(request: HttpRequest, item_id: int, payload: AdjudicationIn) -> dict[str, Any]:
+    user = _user(request)
+    services.item_adjudicate(user=user, item_id=item_id, **payload.dict())
+    item = selectors.item_get(user=user, item_id=item_id)
+    return api_out.item_out(item, selectors.item_submissions(user=user, item=item))
+
+
+@router.get("/audit/quality", response=QualityOut, summary="Error rates with Wilson intervals")
+def quality(request: HttpRequest, campaign_id: int | None = None) -> dict[str, Any]:
+    return api_out.quality_out(
+        selectors.quality_report(user=_user(request), campaign_id=campaign_id)
+    )
+
+
+@router.post("/audit/tasks/{task_id}/judge-verdicts", summary="Record judge verdicts (admin)")
+def judge_verdicts(request: HttpRequest, task_id: int, payload: JudgeVerdictsIn) -> dict[str, int]:
+    count = services.judge_verdicts_record(user=_user(request), task_id=task_id, **payload.dict())
+    return {"recorded": count}
+
+
+@router.get(
+    "/audit/training-tasks",
+    response=TrainingPageOut,
+    summary="The training gate: accepted tasks with the version to train on",
+)
+def training_tasks(
+    request: HttpRequest,
+    offset: int = Query(0, ge=0),  # type: ignore[assignment]
+    limit: int = Query(100, ge=1, le=1000),  # type: ignore[assignment]
+) -> dict[str, Any]:
+    qs = selectors.training_task_list(user=_user(request))
+    numbers = qs.values_list("pk", "question", "audit_state", "gated_version_number")
+    return {
+        "count": qs.count(),
+        "results": [
+            {"task_id": pk, "question": q, "audit_state": s, "version": n}
+            for pk, q, s, n in numbers[offset : offset + limit]
+        ],
+    }
+
+
+@router.get("/audit/export.jsonl", summary="Audited tasks and audit records as streamed JSONL")
+def export_jsonl(request: HttpRequest, campaign_id: int | None = None) -> StreamingHttpResponse:
+    records = selectors.audit_records(user=_user(request), campaign_id=campaign_id)
+    return stream_response(request, selectors.jsonl_chunks(records), "audit.jsonl")
+
+
+@router.post("/audit/exports", response={202: ExportOut}, summary="Build a parquet or HF export")
+def exports_create(request: HttpRequest, payload: ExportIn) -> Status[dict[str, Any]]:
+    job = services.export_enqueue(user=_user(request), **payload.dict())
+    return Status(202, api_out.export_out(job))
+
+
+@router.get("/audit/exports/{export_id}", response=ExportOut, summary="An export's progress")
+def exports_get(request: HttpRequest, export_id: int) -> dict[str, Any]:
+    return api_out.export_out(selectors.export_get(user=_user(request), export_id=export_id))
+
+
+@router.get(
+    "/audit/exports/{export_id}/download",
+    url_name="audit_export_download",
+    summary="Download a finished export",
+)
+def exports_download(request: HttpRequest, export_id: int) -> FileResponse:
+    job = selectors.export_get(user=_user(request), export_id=export_id)
+    path = services.export_path(job)
+    return FileResponse(path.open("rb"), as_attachment=True, filename=path.name)

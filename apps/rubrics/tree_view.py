@@ -64,3 +64,19 @@ def tree_rows(tree: Mapping[str, Any], results: Mapping[str, Any] | None = None)
         open_levels = row.depth + (0 if row.is_leaf else 1)
         row.closes = range(max(open_levels - next_depth, 0))
     return rows
+
+
+def solution_items(solution: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The reference solution as items with their source URLs (QUEST's
+    `{item: {description, reference_urls}}`, or free text)."""
+    items = []
+    for name, value in solution.items():
+        if isinstance(value, dict):
+            urls = value.get("reference_urls") or value.get("urls") or []
+            urls = [u for u in urls if isinstance(u, str)] if isinstance(urls, list) else []
+            items.append({"name": name, "description": value.get("description", ""), "urls": urls})
+        else:
+            items.append(
+                {"name": "" if name == "text" else name, "description": str(value), "urls": []}
+            )
+    return items

@@ -14,7 +14,7 @@ from apps.common.errors import DomainError, Invalid
 from apps.rubrics import selectors, services
 from apps.rubrics.evaluation import task_try_answer
 from apps.rubrics.models import AuditState, TaskType
-from apps.rubrics.tree_view import tree_rows
+from apps.rubrics.tree_view import solution_items, tree_rows
 from quest.rubric.diff import diff_trees
 
 
@@ -56,20 +56,6 @@ def task_list(request: HttpRequest) -> HttpResponse:
     return render(request, template, context)
 
 
-def _solution_items(solution: dict[str, Any]) -> list[dict[str, Any]]:
-    items = []
-    for name, value in solution.items():
-        if isinstance(value, dict):
-            urls = value.get("reference_urls") or value.get("urls") or []
-            urls = [u for u in urls if isinstance(u, str)] if isinstance(urls, list) else []
-            items.append({"name": name, "description": value.get("description", ""), "urls": urls})
-        else:
-            items.append(
-                {"name": "" if name == "text" else name, "description": str(value), "urls": []}
-            )
-    return items
-
-
 @login_required
 @require_GET
 def task_detail(request: HttpRequest, task_id: int) -> HttpResponse:
@@ -80,7 +66,7 @@ def task_detail(request: HttpRequest, task_id: int) -> HttpResponse:
         "version": version,
         "version_count": task.versions.count(),
         "rows": tree_rows(version.tree) if version else [],
-        "solution_items": _solution_items(task.solution),
+        "solution_items": solution_items(task.solution),
     }
     return render(request, "rubrics/task_detail.html", context)
 

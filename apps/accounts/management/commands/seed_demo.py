@@ -13,6 +13,7 @@ from django.core.management.base import BaseCommand
 
 from apps.accounts.roles import Role
 from apps.accounts.services import user_create
+from apps.audit.services import demo_campaign_ensure
 from apps.rubrics.services import demo_tasks_load
 
 DEMO_FIXTURES = Path(settings.BASE_DIR) / "fixtures" / "demo"
@@ -46,3 +47,8 @@ class Command(BaseCommand):
         added = sum(demo_tasks_load(path=path) for path in sorted(DEMO_FIXTURES.glob("*.jsonl")))
         self.stdout.write("Demo accounts (user, password, role):\n" + "\n".join(lines))
         self.stdout.write(f"Demo tasks added: {added}")
+        campaign = demo_campaign_ensure(admin=admin)
+        if campaign is not None:
+            self.stdout.write(
+                f"Demo audit campaign: {campaign.name} ({campaign.items.count()} tasks)"
+            )

@@ -1,0 +1,58 @@
+"""Audit reads, with the caller's role checked here: annotators see only their own work."""
+
+from __future__ import annotations
+
+from apps.audit.selectors.agreement import CampaignAgreement, campaign_agreement
+from apps.audit.selectors.campaigns import (
+    FILTER_FIELDS,
+    annotator_choices,
+    assignment_get,
+    assignment_list,
+    campaign_get,
+    campaign_list,
+    campaign_may_claim,
+    is_reviewer,
+    item_get,
+    item_submissions,
+    tasks_matching_count,
+)
+from apps.audit.selectors.exports import audit_records, jsonl_chunks
+from apps.audit.selectors.gate import (
+    training_eligible_tasks,
+    training_task_list,
+    training_versions,
+)
+from apps.audit.selectors.quality import QualityReport, quality_report
+from apps.audit.selectors.review import (
+    dispute_list,
+    export_get,
+    export_list,
+    judge_suggestions,
+)
+
+__all__ = [
+    "FILTER_FIELDS",
+    "CampaignAgreement",
+    "QualityReport",
+    "annotator_choices",
+    "assignment_get",
+    "assignment_list",
+    "audit_records",
+    "campaign_agreement",
+    "campaign_get",
+    "campaign_list",
+    "campaign_may_claim",
+    "dispute_list",
+    "export_get",
+    "export_list",
+    "is_reviewer",
+    "item_get",
+    "item_submissions",
+    "jsonl_chunks",
+    "judge_suggestions",
+    "quality_report",
+    "tasks_matching_count",
+    "training_eligible_tasks",
+    "training_task_list",
+    "training_versions",
+]

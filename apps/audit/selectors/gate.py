@@ -1,0 +1,57 @@
+"""The training gate: only tasks whose latest audit decision accepts them reach training data,
+and always with the version that decision named (the fixed one after a fix-and-accept), never
+whatever the current version happens to be.
+
+Dataset builders read `training_eligible_tasks()` or `training_versions()`; they run in workers
+without a user, so these take none. `training_task_list` is the same gate for API callers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from django.db.models import OuterRef, QuerySet, Subquery
+
+from apps.accounts.models import User
+from apps.accounts.permissions import require_role
+from apps.accounts.roles import Role
+from apps.audit.models import CampaignTask, ItemState
+from apps.rubrics.models import AuditState, RubricVersion, Task
+from quest.audit.taxonomy import ACCEPTING_DECISIONS
+
+ACCEPTED_STATES = (AuditState.ACCEPTED, AuditState.FIX_ACCEPTED)
+
+
+def training_eligible_tasks() -> QuerySet[Task]:
+    """Accepted tasks, each annotated with `gated_version_id`: the version to train on."""
+    latest = CampaignTask.objects.filter(task=OuterRef("pk"), state=ItemState.DECIDED).order_by(
+        "-decided_at", "-pk"
+    )
+    return (
+        Task.objects.filter(audit_state__in=ACCEPTED_STATES)
+        .annotate(
+            gate_decision=Subquery(latest.values("decision")[:1]),
+            gated_version_id=Subquery(latest.values("final_version_id")[:1]),
+            gated_version_number=Subquery(latest.values("final_version__number")[:1]),
+        )
+        .filter(gate_decision__in=ACCEPTING_DECISIONS, gated_version_id__isnull=False)
+        .order_by("pk")
+    )
+
+
+def training_versions(*, chunk: int = 500) -> Iterator[tuple[Task, RubricVersion]]:
+    """Every eligible task with its gated tree version, read in chunks."""
+    last = 0
+    while True:
+        tasks = list(training_eligible_tasks().filter(pk__gt=last)[:chunk])
+        if not tasks:
+            return
+        versions = RubricVersion.objects.in_bulk([t.gated_version_id for t in tasks])  # type: ignore[attr-defined]
+        for task in tasks:
+            yield task, versions[task.gated_version_id]  # type: ignore[attr-defined]
+        last = tasks[-1].pk
+
+
+def training_task_list(*, user: User) -> QuerySet[Task]:
+    require_role(user, Role.VIEWER)
+    return training_eligible_tasks()

@@ -1,0 +1,75 @@
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from apps.accounts.models import User
+from apps.audit.models import Assignment, Campaign
+from apps.audit.services import assignment_claim_next, assignment_submit, campaign_create
+from apps.rubrics.models import Task
+from apps.rubrics.services import task_prepare, tasks_write
+from tests.rubrics.conftest import small_tree
+
+NODES = ("root", "capital", "cited")
+
+
+def make_tasks(count: int, **fields: Any) -> list[Task]:
+    records = [
+        task_prepare(
+            {"question": f"Which city is capital number {i}?", "rubric": small_tree(), **fields}
+        )
+        for i in range(count)
+    ]
+    return tasks_write(user=None, prepared=records, note="test")
+
+
+def all_nodes(verdict: str = "correct", **overrides: Any) -> dict[str, Any]:
+    return {node: overrides.get(node, verdict) for node in NODES}
+
+
+@pytest.fixture(autouse=True)
+def _exports_in_tmp(settings: Any, tmp_path: Path) -> None:
+    settings.DATA_DIR = tmp_path
+
+
+@pytest.fixture
+def admin(make_user: Callable[..., User]) -> User:
+    return make_user("admin")
+
+
+@pytest.fixture
+def campaign_of(admin: User) -> Callable[..., Campaign]:
+    def make(tasks: int = 3, **options: Any) -> Campaign:
+        filters = options.pop("filters", {})
+        if tasks:
+            make_tasks(tasks, **options.pop("task_fields", {}))
+        return campaign_create(user=admin, name="Audit round 1", filters=filters, **options)
+
+    return make
+
+
+@pytest.fixture
+def audit() -> Callable[..., Assignment]:
+    """Claim the next task of a campaign for `user` and submit it."""
+
+    def run(
+        user: User,
+        campaign: Campaign,
+        decision: str = "accept",
+        verdicts: dict[str, Any] | None = None,
+    ) -> Assignment:
+        assignment = assignment_claim_next(user=user, campaign_id=campaign.pk)
+        assert assignment is not None, "the queue was empty"
+        version = assignment.item.task.current_version.number
+        return assignment_submit(
+            user=user,
+            assignment_id=assignment.pk,
+            version=version,
+            decision=decision,
+            verdicts=verdicts or all_nodes(),
+        )
+
+    return run
