@@ -240,6 +240,16 @@ def judge_verdicts(request: HttpRequest, task_id: int, payload: JudgeVerdictsIn)
     return {"recorded": count}
 
 
+@router.post(
+    "/audit/campaigns/{campaign_id}/judge-solutions",
+    response={202: dict[str, int]},
+    summary="Judge each task's reference solution with QUESTWEB_JUDGE_MODEL (admin, queued)",
+)
+def judge_solutions(request: HttpRequest, campaign_id: int) -> Status[dict[str, int]]:
+    count = services.solutions_judge_enqueue(user=_user(request), campaign_id=campaign_id)
+    return Status(202, {"queued_tasks": count})
+
+
 @router.get(
     "/audit/training-tasks",
     response=TrainingPageOut,

@@ -3,9 +3,11 @@
 It reads only the conversation it is given: the question (with the RESEARCH STATE SUMMARY after
 a context restart), its own earlier turns and the tool responses. It plans searches from the
 question, reads the most promising unread results, keeps the sentences that answer the
-question, follows leads and settles conflicting numbers, and answers with a cited report once
-two sources state the answer directly (or nothing is left to try). Its turns are protocol
-text, so the loop cannot tell it from a model.
+question, follows leads and settles conflicting numbers. It counts the answer candidates the
+evidence offers for each part of the question (research.answers), reads the page about the
+leading candidate and searches to test it, and answers with a cited report once every part has
+an answer two sources state (or nothing is left to try). Its turns are protocol text, so the
+loop cannot tell it from a model.
 
 Same conversation, same turn: the policy memoises its notebook for the conversation it last
 saw, which only saves re-reading the history (each step costs the same at turn 400 as at 4).
@@ -19,7 +21,7 @@ from dataclasses import dataclass
 
 from quest.agent.policies import PolicyTurn
 from quest.agent.prompts import FINAL_MARKER, split_user_prompt
-from quest.agent.research.notebook import Notebook
+from quest.agent.research.notebook import Candidate, Notebook
 from quest.agent.research.report import write_report
 from quest.llm.types import Message
 
@@ -69,24 +71,50 @@ class ScriptedPolicy:
             return False
         return all(messages[i] is seen[i] for i in (0, 1, len(seen) - 1))
 
+    def _enough_sources(self, notebook: Notebook) -> bool:
+        """The rule for a question whose answer is no named thing, number or year: enough
+        sources state most of what it asks, and none disagree."""
+        return len(notebook.strong_urls) >= self.limits.min_sources and not notebook.conflicts
+
     def _decide(self, notebook: Notebook) -> str:
-        limits = self.limits
+        why = self._done(notebook)
+        if why:
+            return _answer(notebook, why)
+        return self._research(notebook) or _answer(notebook, "nothing left to search or read")
+
+    def _done(self, notebook: Notebook) -> str:
+        """Why to answer now, or "" to keep researching."""
+        limits, ledger = self.limits, notebook.ledger
         if notebook.steps() >= limits.max_steps:
-            return _answer(notebook, f"{notebook.steps()} research steps taken, the most allowed")
-        if len(notebook.strong_urls) >= limits.min_sources and not notebook.conflicts:
-            return _answer(notebook, f"{len(notebook.strong_urls)} sources state the answer")
+            return f"{notebook.steps()} research steps taken, the most allowed"
+        if ledger.all_settled(limits.min_sources):
+            return "every part of the question has a confirmed answer"
+        if not ledger.answers() and self._enough_sources(notebook):
+            return f"{len(notebook.strong_urls)} sources state the answer"
+        return ""
+
+    def _research(self, notebook: Notebook) -> str:
+        """The next tool call, most telling first: the page about a candidate answer, a
+        search that tests one, the best unread result, then the planned searches."""
+        limits = self.limits
+        page = notebook.next_answer_page(limits.min_sources)
+        if page is not None:
+            return _visit(notebook, page, "the page about a candidate answer")
+        checks = notebook.next_checks(limits.queries_per_search)
+        if checks:
+            return _search(notebook, checks)
         candidate = notebook.next_candidate()
         if candidate is not None:
-            why = f"Next: read '{candidate.title or candidate.url}', the best unread result."
-            goal = f"Find: {notebook.question.text}"[:MAX_GOAL_CHARS]
-            return _call(_plan(notebook, why), "visit", {"url": [candidate.url], "goal": goal})
+            return _visit(notebook, candidate, "the best unread result")
         queries = notebook.next_queries(limits.queries_per_search)
-        if queries:
-            intents = "; ".join(notebook.intent(q) for q in queries)
-            return _call(
-                _plan(notebook, f"Next: search ({intents})."), "search", {"query": queries}
-            )
-        return _answer(notebook, "nothing left to search or read")
+        return _search(notebook, queries) if queries else ""
+
+
+def _plan_answers(notebook: Notebook) -> str:
+    ledger = notebook.ledger
+    found = [(part, ledger.best(index)) for index, part in enumerate(ledger.parts)]
+    shown = [f"'{part.text}' -> {best.text if best else '?'}" for part, best in found]
+    return "; ".join(shown)
 
 
 def _plan(notebook: Notebook, next_step: str) -> str:
@@ -94,8 +122,19 @@ def _plan(notebook: Notebook, next_step: str) -> str:
     return (
         f"Looking for: {terms}. So far: {len(notebook.queries)} searches, "
         f"{len(notebook.visited)} pages visited, {len(notebook.strong_urls)} sources stating "
-        f"the answer directly. {next_step}"
+        f"the answer directly. Candidates: {_plan_answers(notebook)}. {next_step}"
     )
+
+
+def _search(notebook: Notebook, queries: list[str]) -> str:
+    intents = "; ".join(notebook.intent(q) for q in queries)
+    return _call(_plan(notebook, f"Next: search ({intents})."), "search", {"query": queries})
+
+
+def _visit(notebook: Notebook, page: Candidate, why: str) -> str:
+    plan = _plan(notebook, f"Next: read '{page.title or page.url}', {why}.")
+    goal = f"Find: {notebook.question.text}"[:MAX_GOAL_CHARS]
+    return _call(plan, "visit", {"url": [page.url], "goal": goal})
 
 
 def _call(plan: str, name: str, arguments: dict[str, object]) -> str:

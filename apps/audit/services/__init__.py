@@ -8,6 +8,7 @@ from apps.audit.services.campaigns import campaign_close, campaign_create, demo_
 from apps.audit.services.claims import assignment_claim_next, assignment_release
 from apps.audit.services.edits import EditConflict, EditResult, assignment_edit, assignment_revert
 from apps.audit.services.exports import export_enqueue, export_path, export_run
+from apps.audit.services.judging import solutions_judge_enqueue, solutions_judge_run
 from apps.audit.services.submissions import assignment_draft_save, assignment_submit
 
 __all__ = [
@@ -27,4 +28,6 @@ __all__ = [
     "export_run",
     "item_adjudicate",
     "judge_verdicts_record",
+    "solutions_judge_enqueue",
+    "solutions_judge_run",
 ]

@@ -149,6 +149,21 @@ def campaign_close(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 
 @login_required
+@require_POST
+def campaign_judge(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    try:
+        count = services.solutions_judge_enqueue(user=_user(request), campaign_id=campaign_id)
+    except DomainError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(
+            request,
+            f"The judge will score the reference solutions of {count} tasks in the background.",
+        )
+    return redirect("audit:campaign", campaign_id=campaign_id)
+
+
+@login_required
 @require_GET
 def campaign_agreement(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """Agreement reads every verdict of the campaign, so the page loads it after itself."""

@@ -13,9 +13,10 @@ may add to what is known, never quietly drop a trusted fact.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from quest.agent.research.answers import Ledger
 from quest.agent.research.question import Question, key_terms, numbers
 from quest.agent.state import Fact
 
@@ -59,14 +60,24 @@ def fact_id(claim: str) -> str:
     return f"f-{digest[:8]}"
 
 
-def sort_evidence(question: Question, evidence: Sequence[Evidence]) -> Sorted:
+def sort_evidence(
+    question: Question, evidence: Sequence[Evidence], *, titles: Mapping[str, str] | None = None
+) -> Sorted:
     groups = _groups(question, evidence)
+    ledger = _ledger(question, evidence, titles or {})
     for group in groups:
         group.support = _supporting_urls(group, groups)
     trusted, untrusted, uncertain = [], [], []
     for group in groups:
-        kind, reason = _standing(group, groups)
-        sources = tuple(url for url in (group.support if kind == TRUSTED else group.urls) if url)
+        answer = _answer_standing(group, ledger)
+        kind, reason = answer or _standing(group, groups)
+        rival = not group.fixed and ledger.names_a_candidate(group.claim)
+        if answer is None and kind == TRUSTED and rival:
+            kind, reason = "", "names an answer that is not the best supported"
+        # An answer's claim cites its own sources: the others that state the answer are
+        # facts of their own, and word overlap may have added a rival's page to its support.
+        cited = group.support if kind == TRUSTED and answer is None else group.urls
+        sources = tuple(url for url in cited if url)
         if kind == TRUSTED:
             trusted.append(Fact(group.fact_id, group.claim, sources, reason))
         elif kind == UNTRUSTED:
@@ -75,6 +86,29 @@ def sort_evidence(question: Question, evidence: Sequence[Evidence]) -> Sorted:
             query, _ = question.followup(group.claim)
             uncertain.append(Fact(group.fact_id, group.claim, sources, reason, f"search {query}"))
     return Sorted(tuple(trusted), tuple(untrusted), tuple(uncertain))
+
+
+def _ledger(question: Question, evidence: Sequence[Evidence], titles: Mapping[str, str]) -> Ledger:
+    ledger = Ledger(question)
+    for item in evidence:
+        if item.fixed != UNTRUSTED:
+            ledger.add(item.claim, item.url, titles.get(item.url, ""))
+    return ledger
+
+
+def _answer_standing(group: _Group, ledger: Ledger) -> tuple[str, str] | None:
+    """Trusted when the claim states a part's best-supported trusted answer; None otherwise
+    (the caller then applies the agreement rules, but never trusts a claim that offers only a
+    rival answer: word overlap would let "Newcastle is a city in Australia" confirm "Canberra
+    is a city in Australia")."""
+    if group.fixed:
+        return None
+    for index, tally in ledger.answers():
+        if group.claim in tally.claims:
+            sources = len(tally.by_url)
+            how = f"{sources} sources" if sources > 1 else "a source stating it directly"
+            return TRUSTED, f"gives {tally.text} for '{ledger.parts[index].text}', as {how} do"
+    return None
 
 
 def _groups(question: Question, evidence: Sequence[Evidence]) -> list[_Group]:

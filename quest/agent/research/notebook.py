@@ -15,9 +15,18 @@ from dataclasses import dataclass
 
 from quest.agent.prompts import unwrap_tool_response
 from quest.agent.protocol import parse_turn
+from quest.agent.research.answers import Ledger
 from quest.agent.research.facts import TRUSTED, UNTRUSTED, Evidence, fact_id, sort_evidence
-from quest.agent.research.question import Question, numbers
-from quest.agent.research.reading import PageRead, Result, page_title, read_search, read_visit
+from quest.agent.research.question import Match, Question, numbers
+from quest.agent.research.reading import (
+    PageRead,
+    Result,
+    page_subject,
+    page_title,
+    read_search,
+    read_visit,
+    resolve_subject,
+)
 from quest.agent.state import DRState, Fact, Query, Source
 from quest.llm.types import Message
 from quest.tools.arguments import string_list
@@ -25,7 +34,8 @@ from quest.tools.results import ToolError
 
 SEARCH_TOOLS = ("search", "google_scholar")
 CANDIDATES_PER_QUERY = 3  # unread results worth reading, per query
-EVIDENCE_PER_PAGE = 4
+EVIDENCE_PER_PAGE = 4  # and one more for each further part of the question
+CANDIDATE_PAGE_BONUS = 1.0  # a result about a candidate answer is read before others
 MAX_EVIDENCE = 300
 MAX_OPEN_LEADS = 20  # uncertain items written to the state
 NOTE_CHARS = 240
@@ -59,6 +69,9 @@ class Notebook:
         self._intents: dict[str, str] = {}
         self._planned: deque[str] = deque()
         self._followups: deque[str] = deque()
+        self._checks: deque[str] = deque()  # searches that test a candidate answer
+        self._pages_about: dict[str, list[str]] = {}  # page subject (folded) -> result urls
+        self.ledger = Ledger(self.question)
         self._seen_claims: set[tuple[str, str]] = set()
         self._by_attribute: dict[frozenset[str], list[tuple[frozenset[str], str]]] = {}
         self._pending: tuple[str, Mapping[str, object]] | None = None
@@ -107,10 +120,23 @@ class Notebook:
             ):
                 continue
             by_query[result.query] = by_query.get(result.query, 0) + 1
-            self._add_candidate(Candidate(result.url, result.title, result.snippet, match.score))
+            score = match.score + (CANDIDATE_PAGE_BONUS if self._about_answer(result) else 0.0)
+            self._add_candidate(Candidate(result.url, result.title, result.snippet, score))
+
+    def _about_answer(self, result: Result) -> bool:
+        """Whether the result is the page about a candidate answer or about what the
+        question names: such a page states its subject's facts in full."""
+        subject = page_subject(result.title).casefold()
+        bests = (self.ledger.best(index) for index in range(len(self.ledger.parts)))
+        named = {entity.casefold() for entity in self.question.entities}
+        return subject in named or any(
+            b is not None and b.text.casefold() == subject for b in bests
+        )
 
     def _add_candidate(self, candidate: Candidate) -> None:
         self.candidates[candidate.url] = candidate
+        about = page_subject(candidate.title).casefold()
+        self._pages_about.setdefault(about, []).append(candidate.url)
         heapq.heappush(self._heap, (-candidate.score, len(self.candidates), candidate.url))
 
     def _add_pages(self, pages: list[PageRead]) -> None:
@@ -119,20 +145,41 @@ class Notebook:
                 self.titles[page.url] = page.title
             summary = " ".join(page.summary.split())
             self.visited[page.url] = summary[:NOTE_CHARS] or "read; nothing on the goal"
-            kept = self._best_sentences(page.evidence)
-            for claim in kept:
-                self._add_evidence(Evidence(claim, page.url))
+            kept = self._keep(page)
             if kept and page.url not in self.strong_urls:
                 self._follow(kept[0])
 
-    def _best_sentences(self, evidence: str) -> list[str]:
+    def _keep(self, page: PageRead) -> list[str]:
+        """Keeps the page's best sentences; read again when the page turns out to be about
+        the main answer, for what the other parts ask of it."""
+        subject, before = page_subject(page.title), self.ledger.subject
+        kept = self._best_sentences(page.evidence, subject)
+        for claim in kept:
+            self._add_evidence(Evidence(claim, page.url))
+        if self.ledger.subject != before and self.ledger.on_subject_page(subject):
+            for claim in self._best_sentences(page.evidence, subject):
+                self._add_evidence(Evidence(claim, page.url))
+        return kept
+
+    def _best_sentences(self, evidence: str, subject: str) -> list[str]:
+        """The sentences that best answer the question or one of its parts, each with an
+        opening pronoun replaced by the page's subject. On the page about the main answer
+        every sentence speaks of it, named or not."""
+        implied = subject if self.ledger.on_subject_page(subject) else ""
         found: list[tuple[float, int, str]] = []
         for paragraph in evidence.split("\n\n"):
-            for sentence in _SENTENCE_END.split(" ".join(paragraph.split())):
-                match = self.question.match(sentence)
+            for raw in _SENTENCE_END.split(" ".join(paragraph.split())):
+                sentence = resolve_subject(raw, subject)
+                matches = self._matches(f"{sentence} {implied}")
+                match = max(matches, key=lambda m: (m.relevant, m.score))
                 if match.relevant:
                     found.append((-match.score, len(found), sentence))
-        return [sentence for _, _, sentence in sorted(found)[:EVIDENCE_PER_PAGE]]
+        keep = EVIDENCE_PER_PAGE + len(self.ledger.parts) - 1
+        return [sentence for _, _, sentence in sorted(found)[:keep]]
+
+    def _matches(self, sentence: str) -> list[Match]:
+        asks = [self.ledger.ask(i) for i in range(len(self.ledger.parts))]
+        return [self.question.match(sentence), *(ask.match(sentence) for ask in asks)]
 
     def _add_evidence(self, item: Evidence) -> None:
         key = (" ".join(item.claim.casefold().split()), item.url)
@@ -140,6 +187,10 @@ class Notebook:
             return
         self._seen_claims.add(key)
         self.evidence.append(item)
+        if item.fixed != UNTRUSTED:
+            self._check_answers(
+                self.ledger.add(item.claim, item.url, self.titles.get(item.url, ""))
+            )
         match = self.question.match(item.claim)
         if match.strong and item.fixed != UNTRUSTED:
             self.strong_urls.add(item.url)
@@ -162,6 +213,18 @@ class Notebook:
                 [*self.question.entities[:1], *sorted(attribute - self.question.entity_terms)]
             )
             self._plan(query, "settle conflicting numbers between sources", self._followups)
+
+    def _check_answers(self, changed: list[int]) -> None:
+        """Plan a search that tests each new best candidate, and, once the main answer is
+        known, one for each part that asks about it."""
+        ledger = self.ledger
+        for index in changed:
+            part, best = ledger.parts[index], ledger.best(index)
+            words = " ".join(ledger.ask(index).attribute_words[:4])
+            if part.refers and ledger.subject:
+                self._plan(f"{ledger.subject} {words}", f"ask '{part.text}'", self._checks)
+            if best is not None and index == 0 and not ledger.settled(index, 2):
+                self._plan(f"{best.text} {words}", f"check {best.text} as the answer", self._checks)
 
     def _follow(self, claim: str) -> None:
         if self.question.match(claim).strong:
@@ -205,6 +268,19 @@ class Notebook:
             self._plan(target, fact.reason or "an open lead", self._followups)
 
     # -- reading back ---------------------------------------------------------------------------
+    def next_answer_page(self, min_sources: int) -> Candidate | None:
+        """An unread result about the best candidate answer of a part that is not settled:
+        the page about an answer is where it is most likely stated in full."""
+        ledger = self.ledger
+        for index in range(len(ledger.parts)):
+            best = ledger.best(index)
+            if best is None or ledger.settled(index, min_sources):
+                continue
+            for url in self._pages_about.get(best.text.casefold(), ()):
+                if url not in self.visited:
+                    return self.candidates[url]
+        return None
+
     def next_candidate(self) -> Candidate | None:
         """The best unread result. Read-only apart from dropping stale heap entries, so asking
         twice gives the same answer."""
@@ -212,12 +288,15 @@ class Notebook:
             heapq.heappop(self._heap)
         return self.candidates[self._heap[0][2]] if self._heap else None
 
+    def next_checks(self, count: int) -> list[str]:
+        """Searches that test a candidate answer, not yet run."""
+        return _pending(self._checks, self.queries, count)
+
     def next_queries(self, count: int) -> list[str]:
-        for queue in (self._planned, self._followups):
-            while queue and queue[0] in self.queries:
-                queue.popleft()
-            if queue:
-                return [queue[index] for index in range(min(count, len(queue)))]
+        for queue in (self._planned, self._checks, self._followups):
+            pending = _pending(queue, self.queries, count)
+            if pending:
+                return pending
         return []
 
     def intent(self, query: str) -> str:
@@ -227,7 +306,7 @@ class Notebook:
         return len(self.queries) + len(self.visited)
 
     def to_state(self) -> DRState:
-        ordered = sort_evidence(self.question, self.evidence)
+        ordered = sort_evidence(self.question, self.evidence, titles=self.titles)
         return DRState(
             search_queries=tuple(Query(q, intent) for q, intent in self.queries.items()),
             visited_sources=tuple(Source(url, note) for url, note in self.visited.items() if url),
@@ -251,6 +330,12 @@ class Notebook:
             )
             for c in unread[:MAX_OPEN_LEADS]
         )
+
+
+def _pending(queue: deque[str], done: dict[str, str], count: int) -> list[str]:
+    while queue and queue[0] in done:
+        queue.popleft()
+    return [queue[index] for index in range(min(count, len(queue)))]
 
 
 def _strings(arguments: Mapping[str, object], key: str) -> list[str]:

@@ -16,7 +16,7 @@ from quest.search.tokens import STOPWORDS, normalise, terms
 # Words that shape a question but never its answer.
 QUESTION_WORDS = frozenset(
     {"name", "named", "list", "give", "tell", "find", "please", "many", "much", "also"}
-    | {"exactly", "approximately", "know", "whose", "answer", "question"}
+    | {"exactly", "approximately", "know", "whose", "answer", "question", "cite"}
 )
 # Lower-case words that may sit inside a name: "Leaning Tower of Pisa".
 CONNECTORS = frozenset({"of", "the", "de", "la", "le", "du", "von", "van", "da", "del", "di"})

