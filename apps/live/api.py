@@ -7,6 +7,7 @@ from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.urls import reverse
 from ninja import Query, Router, Status
 
+from apps.common.errors import Invalid
 from apps.live import exports, llm, selectors, services
 from apps.live.models import Policy, Session
 from apps.live.schemas import (
@@ -128,8 +129,6 @@ def session_export(request: HttpRequest, public_id: str, format: str = "md") -> 
 
 
 def export_response(session: Session, format: str) -> HttpResponse:
-    from apps.common.errors import Invalid
-
     name = f"session-{session.public_id}"
     if format == "md":
         response = HttpResponse(exports.markdown(session), content_type="text/markdown")
@@ -157,12 +156,7 @@ def endpoint_out(endpoint: Any) -> dict[str, Any]:
 
 @router.get("/live/endpoints", response=list[EndpointOut], summary="LLM endpoints (admin)")
 def endpoint_list(request: HttpRequest) -> list[dict[str, Any]]:
-    from apps.accounts.permissions import require_role
-    from apps.accounts.roles import Role
-    from apps.live.models import LLMEndpoint
-
-    require_role(request.auth, Role.ADMIN)  # type: ignore[attr-defined]
-    return [endpoint_out(e) for e in LLMEndpoint.objects.all()]
+    return [endpoint_out(e) for e in selectors.endpoint_list(user=request.auth)]  # type: ignore[attr-defined]
 
 
 @router.post("/live/endpoints", response={201: EndpointOut}, summary="Add an LLM endpoint (admin)")

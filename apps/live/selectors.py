@@ -109,6 +109,14 @@ def seq_gaps(after: int, events: list[Event], last_seq: int, limit: int) -> list
 
 
 def llm_endpoints() -> list[Any]:
+    """The enabled endpoints, in the order a session tries them (no user: the runner's view)."""
     from apps.live.models import LLMEndpoint
 
     return list(LLMEndpoint.objects.filter(enabled=True).order_by("priority", "name"))
+
+
+def endpoint_list(*, user: Any) -> QuerySet[Any]:
+    from apps.live.models import LLMEndpoint
+
+    require_role(user, Role.ADMIN)
+    return LLMEndpoint.objects.all()

@@ -6,6 +6,34 @@ from typing import Any
 
 import pytest
 
+WIKI = "https://en.wikipedia.org/wiki/"
+GEO = "https://www.geonames.org/"
+DOCS = [
+    (f"{WIKI}Canberra", "Canberra", "Canberra is the capital city of Australia. It lies on a lake"),
+    (f"{GEO}2172517", "Canberra (GeoNames)", "Canberra is the capital of Australia."),
+    (f"{WIKI}Sydney", "Sydney", "Sydney is the largest city in Australia."),
+    (f"{WIKI}Paris", "Paris", "Paris is the capital of France."),
+]  # fmt: skip
+
+
+@pytest.fixture
+def corpus(settings: Any, tmp_path: Path) -> Path:
+    """A real four-document corpus with a BM25 index, used by the web app and its workers."""
+    from quest.corpus import Document, corpus_write
+    from quest.search.indexing import bm25_build
+
+    folder = tmp_path / "corpus"
+    documents = [
+        Document(
+            url=u, title=t, text=x, source="wikipedia", licence="test", topic="", fetched_at="2026"
+        )
+        for u, t, x in DOCS
+    ]
+    corpus_write(folder, documents)
+    bm25_build(folder)
+    settings.CORPUS_DIR = folder
+    return folder
+
 
 @pytest.fixture(autouse=True)
 def _own_corpus(settings: Any, tmp_path: Path) -> None:

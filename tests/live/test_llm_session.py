@@ -48,20 +48,11 @@ def test_an_endpoint_added_by_an_admin_serves_the_next_llm_session(
     bearer: Callable[..., dict[str, str]],
     client: Client,
     tiny_endpoint: tuple[str, str],
-    settings: Any,
-    tmp_path: Path,
+    corpus: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from apps.live import runner
-    from quest.corpus import Document, corpus_write
-    from quest.search.indexing import bm25_build
-    from tests.live.test_worker import DOCS
 
-    folder = tmp_path / "corpus"
-    corpus_write(folder, [Document(url=u, title=t, text=x, source="wikipedia", licence="test",
-                                   topic="", fetched_at="2026") for u, t, x in DOCS])  # fmt: skip
-    bm25_build(folder)
-    settings.CORPUS_DIR = folder
     monkeypatch.setattr("apps.live.services._enqueue", lambda session: None)
     url, model = tiny_endpoint
     admin = bearer(make_user("admin"))

@@ -15,33 +15,10 @@ from asgiref.sync import sync_to_async
 from django.test import Client
 
 from apps.live.models import Event, Session, SessionStatus
-from quest.corpus import Document, corpus_write
-from quest.search.indexing import bm25_build
+from tests.live.conftest import DOCS
 from tests.rubrics.conftest import small_tree
 
-CANBERRA = "https://en.wikipedia.org/wiki/Canberra"
-GEONAMES = "https://www.geonames.org/2172517"
-DOCS = [
-    (CANBERRA, "Canberra", "Canberra is the capital city of Australia. It lies on a lake."),
-    (GEONAMES, "Canberra (GeoNames)", "Canberra is the capital of Australia."),
-    ("https://en.wikipedia.org/wiki/Sydney", "Sydney", "Sydney is the largest city in Australia."),
-    ("https://en.wikipedia.org/wiki/Paris", "Paris", "Paris is the capital of France."),
-]  # fmt: skip
-
-
-@pytest.fixture
-def corpus(settings: Any, tmp_path: Path) -> Path:
-    folder = tmp_path / "corpus"
-    documents = [
-        Document(
-            url=u, title=t, text=x, source="wikipedia", licence="test", topic="", fetched_at="2026"
-        )
-        for u, t, x in DOCS
-    ]
-    corpus_write(folder, documents)
-    bm25_build(folder)
-    settings.CORPUS_DIR = folder
-    return folder
+CANBERRA, GEONAMES = DOCS[0][0], DOCS[1][0]
 
 
 def _task(admin: Any) -> Any:
