@@ -46,6 +46,8 @@ PARTIAL_REASONS = {
     "failed": "the policy failed before it could answer.",
 }
 
+REPLY_SHOWN = 2_000
+
 
 @dataclass(frozen=True)
 class Usage:
@@ -198,9 +200,13 @@ class _Run:
 
     def _invalid(self, turn: Turn) -> RunResult | None:
         self.invalid += 1
+        # What the policy wrote, so a viewer sees why the turn was refused.
+        reply = self.context[-1]["content"][:REPLY_SHOWN]
         text = reminder(turn.problem)
         self._append(message("user", text), model=False)
-        self.sink.emit("reminder", {"turn": self.turn, "text": text, "problem": turn.problem})
+        self.sink.emit(
+            "reminder", {"turn": self.turn, "text": text, "problem": turn.problem, "reply": reply}
+        )
         if self.invalid >= self.budgets.max_invalid:
             return self._partial("invalid", forced=False)
         return None

@@ -168,7 +168,8 @@
       timeline("tool_result", (p.ok ? "" : "error: ") + (p.name || ""), p.text);
       addSources(p.sources);
     },
-    reminder: (p) => timeline("reminder", p.problem || "invalid turn", p.text),
+    reminder: (p) => timeline("reminder", p.problem || "invalid turn",
+      (p.reply ? "The policy wrote:\n" + p.reply + "\n\n" : "") + p.text),
     state: (p) => {
       renderState(p.state);
       const what = p.final ? "final research state" : "condensed";

@@ -93,6 +93,7 @@ def test_three_invalid_turns_in_a_row_end_the_run(toolbox: Toolbox) -> None:
     problems = [p["problem"] for p in sink.of("reminder")]
     assert problems[0] == "the turn has neither a <tool_call> nor an <answer>"
     assert problems[1].startswith("the tool call could not be read")
+    assert [p["reply"] for p in sink.of("reminder")][:2] == replies[:2]
     assert len(client.requests) == 3
     assert client.requests[1][-1]["content"].startswith(REMINDER_MARKER)
 
