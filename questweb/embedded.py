@@ -12,6 +12,7 @@ If any process dies, everything is stopped and the exit code is non-zero.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import signal
@@ -59,7 +60,10 @@ class Child:
             self.process.wait(STOP_GRACE_SECONDS)
         except subprocess.TimeoutExpired:
             say(f"{self.name} did not stop in {STOP_GRACE_SECONDS}s; killing it")
-            self.process.kill()
+            # The whole process group: a Celery worker's pool and beat processes would otherwise
+            # outlive it, orphaned, still holding the data directory.
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait()
 
 
