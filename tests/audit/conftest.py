@@ -26,6 +26,13 @@ def make_tasks(count: int, **fields: Any) -> list[Task]:
     return tasks_write(user=None, prepared=records, note="test")
 
 
+def claim_over_api(client: Any, campaign: Campaign, headers: dict[str, str]) -> int:
+    """Press "next" on the campaign through the REST API; the assignment's id."""
+    return int(
+        client.post(f"/api/audit/campaigns/{campaign.pk}/claim", headers=headers).json()["id"]
+    )
+
+
 def all_nodes(verdict: str = "correct", **overrides: Any) -> dict[str, Any]:
     return {node: overrides.get(node, verdict) for node in NODES}
 

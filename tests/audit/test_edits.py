@@ -12,7 +12,7 @@ from apps.audit.selectors import training_eligible_tasks, training_versions
 from apps.audit.services import assignment_claim_next, assignment_submit
 from apps.rubrics.models import AuditState, RubricVersion, Task
 from apps.rubrics.services import version_create
-from tests.audit.conftest import all_nodes
+from tests.audit.conftest import all_nodes, claim_over_api
 
 pytestmark = pytest.mark.django_db
 
@@ -26,12 +26,6 @@ def _edit(client: Client, assignment_id: int, headers: dict[str, str], **body: A
     )
 
 
-def _claimed(client: Client, campaign: Campaign, headers: dict[str, str]) -> int:
-    return int(
-        client.post(f"/api/audit/campaigns/{campaign.pk}/claim", headers=headers).json()["id"]
-    )
-
-
 def test_an_edit_saves_a_new_immutable_version_with_a_readable_diff(
     client: Client,
     make_user: Callable[..., User],
@@ -40,7 +34,7 @@ def test_an_edit_saves_a_new_immutable_version_with_a_readable_diff(
 ) -> None:
     campaign = campaign_of(tasks=1)
     headers = bearer(make_user("annotator"))
-    assignment = _claimed(client, campaign, headers)
+    assignment = claim_over_api(client, campaign, headers)
     ops = [
         {"op": "set_critical", "node": "cited", "critical": True},
         {"op": "add_node", "parent": "root", "description": "Names the state it is in"},
@@ -70,7 +64,7 @@ def test_an_edit_that_breaks_the_tree_is_refused_and_nothing_is_saved(
 ) -> None:
     campaign = campaign_of(tasks=1)
     headers = bearer(make_user("annotator"))
-    assignment = _claimed(client, campaign, headers)
+    assignment = claim_over_api(client, campaign, headers)
     broken = _edit(
         client,
         assignment,
@@ -93,7 +87,10 @@ def test_two_people_editing_at_once_lose_nothing_a_conflict_names_the_newer_vers
 ) -> None:
     campaign = campaign_of(tasks=1)
     alice, bob = make_user("annotator", username="alice"), make_user("annotator")
-    a, b = _claimed(client, campaign, bearer(alice)), _claimed(client, campaign, bearer(bob))
+    a, b = (
+        claim_over_api(client, campaign, bearer(alice)),
+        claim_over_api(client, campaign, bearer(bob)),
+    )
     first = _edit(
         client,
         a,
@@ -122,7 +119,7 @@ def test_merging_an_edit_of_a_node_someone_else_changed_is_refused_naming_the_no
 ) -> None:
     campaign = campaign_of(tasks=1)
     alice, bob = bearer(make_user("annotator")), bearer(make_user("annotator"))
-    a, b = _claimed(client, campaign, alice), _claimed(client, campaign, bob)
+    a, b = claim_over_api(client, campaign, alice), claim_over_api(client, campaign, bob)
     _edit(client, a, alice, base_version=1, ops=[{"op": "remove_node", "node": "cited"}])
     clash = _edit(
         client,
@@ -144,7 +141,7 @@ def test_undo_of_an_edit_restores_the_previous_tree_as_a_new_version(
 ) -> None:
     campaign = campaign_of(tasks=1)
     headers = bearer(make_user("annotator"))
-    assignment = _claimed(client, campaign, headers)
+    assignment = claim_over_api(client, campaign, headers)
     _edit(client, assignment, headers, base_version=1, ops=[{"op": "remove_node", "node": "cited"}])
     undo = client.post(
         f"/api/audit/assignments/{assignment}/revert",
@@ -206,7 +203,7 @@ def test_an_edit_that_was_undone_is_not_a_fix(
 ) -> None:
     campaign = campaign_of(tasks=1, annotators_per_task=1)
     headers = bearer(make_user("annotator"))
-    assignment = _claimed(client, campaign, headers)
+    assignment = claim_over_api(client, campaign, headers)
     _edit(client, assignment, headers, base_version=1, ops=[{"op": "remove_node", "node": "cited"}])
     client.post(
         f"/api/audit/assignments/{assignment}/revert",

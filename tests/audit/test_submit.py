@@ -13,7 +13,7 @@ from apps.audit.models import Assignment, Campaign, CampaignTask, ItemState, Nod
 from apps.audit.selectors import training_eligible_tasks
 from apps.audit.services import assignment_claim_next
 from apps.rubrics.models import AuditState, Task
-from tests.audit.conftest import all_nodes
+from tests.audit.conftest import all_nodes, claim_over_api
 
 pytestmark = pytest.mark.django_db
 
@@ -23,8 +23,8 @@ def _post(client: Client, url: str, headers: dict[str, str], **data: Any) -> Any
 
 
 def _claim_api(client: Client, campaign: Campaign, headers: dict[str, str]) -> dict[str, Any]:
-    claimed = client.post(f"/api/audit/campaigns/{campaign.pk}/claim", headers=headers).json()
-    return client.get(f"/api/audit/assignments/{claimed['id']}", headers=headers).json()
+    assignment_id = claim_over_api(client, campaign, headers)
+    return client.get(f"/api/audit/assignments/{assignment_id}", headers=headers).json()
 
 
 def test_submitting_needs_a_verdict_on_every_node_and_names_the_missing_ones(
