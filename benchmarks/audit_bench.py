@@ -7,7 +7,9 @@ claims 50 annotators pressing "next" at once get through, with zero double assig
 Runs against a throwaway database (<name>_audit_bench on the server of DATABASE_URL, created,
 migrated and dropped here). Claims need PostgreSQL's row locks: without a PostgreSQL
 DATABASE_URL the local server postgresql://postgres@127.0.0.1:5432 is used, as live_bench.py
-does. Export files go to a temporary directory.
+does. Export files go to a temporary directory; the export jobs are enqueued on REDIS_URL (by
+default the machine's Redis, database 4, whose queued messages are removed at the end) and run
+inline, so no worker is needed.
 
 Page: a campaign over two tasks whose trees have exactly 50 and 300 nodes (branching 2-6, up to
 7 levels, 30% of leaves critical, judge suggestions on a third of the leaves). Each page is
@@ -46,6 +48,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "questweb.settings")
 
 GOAL_MS = 150.0
 DEFAULT_DATABASE_URL = "postgresql://postgres@127.0.0.1:5432/qw_bench"
+# The export jobs are enqueued as the app does, on the machine's Redis (a database of its own).
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/4"
 
 
 def random_tree(rng: random.Random, size: int) -> dict[str, Any]:
@@ -403,6 +407,7 @@ def main() -> int:
     args = parser.parse_args()
     if not os.environ.get("DATABASE_URL", "").startswith("postgres"):
         os.environ["DATABASE_URL"] = DEFAULT_DATABASE_URL
+    os.environ.setdefault("REDIS_URL", DEFAULT_REDIS_URL)
     import tempfile
 
     import django
@@ -432,7 +437,19 @@ def main() -> int:
         connection.close()
         connection.creation.destroy_test_db(original, verbosity=0)
         exports.cleanup()
+        _drop_queued_jobs(settings.REDIS_URL)
     return 0 if ok else 1
+
+
+def _drop_queued_jobs(url: str) -> None:
+    """The export messages no worker took: their jobs lived in the dropped database."""
+    import redis
+
+    from workers.queues import Queue
+
+    client = redis.Redis.from_url(url)
+    client.delete(*(queue.value for queue in Queue))
+    client.close()
 
 
 if __name__ == "__main__":

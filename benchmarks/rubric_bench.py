@@ -18,18 +18,6 @@ Passes: "first" and "second" each score every tree once (new verdicts each time)
 scores M trees 8 times each, back to back, the way GRPO scores a group of 8 rollouts of one
 task (compile once, score many). Timed per call: root score and its upper bracket. The
 "+status" column also derives every node's status, which the baseline computes anyway.
-
-Batch rows (quest.rubric.batch, numpy): all trees are laid out once as one Forest
-(compile_forest, timed and reported separately, like compile_tree), then ONE Forest.score call
-scores every (tree, verdict set) pair; each timing is the median of 3 such calls, each on fresh
-verdict dicts. Its time covers reading the verdict dicts (built outside
-the timer, as above), the score pass, the upper-bracket pass, the lower bracket and `complete`
-for every tree; "+status" also derives every node's status. "groups" puts the M group trees,
-each repeated 8 times, in one forest (one call for all M x 8 answers); "per-group" keeps one
-forest of 8 per tree and makes M calls, as a trainer scoring one GRPO group at a time would.
-Every batch result (roots, brackets, complete, every node's score and status) is checked
-against CompiledTree.score, which is checked against the baseline; the benchmark exits
-non-zero on any difference. The scaling table scores one forest per size bucket.
 """
 
 from __future__ import annotations
@@ -37,10 +25,9 @@ from __future__ import annotations
 import argparse
 import gc
 import random
-import statistics
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -57,10 +44,8 @@ from quest.rubric import (
     ScoreReport,
     compile_tree,
 )
-from quest.rubric.batch import BatchScores, Forest, compile_forest
 
 GROUP = 8
-REPEATS = 3  # batch timings are the median of this many calls (one batch call is short)
 BUCKETS = ((50, 100), (100, 150), (150, 200), (200, 250), (250, 301))
 Statuses = list[tuple[str, str]]
 
@@ -304,15 +289,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     nodes = sum(case.size for case in cases)
     python = sys.version.split()[0]
     print(f"{len(cases)} trees, {nodes} nodes ({nodes / len(cases):.0f} per tree), Python {python}")
-    compile_forest([cases[0].compiled])  # imports numpy outside the timers
-    forest, forest_s = timed(compile_forest, [case.compiled for case in cases])
     print(
         f"once per tree: pydantic model_validate {parse_s / len(cases) * 1e6:.0f} us, "
-        f"compile_tree (validates) {compile_s / len(cases) * 1e6:.0f} us, "
-        f"then compile_forest {forest_s / len(cases) * 1e6:.1f} us "
-        f"({forest_s * 1e3:.0f} ms for all {len(cases)})\n"
+        f"compile_tree (validates) {compile_s / len(cases) * 1e6:.0f} us\n"
     )
-    lines, batch_lines, scaling = [], [], None
+    lines, scaling = [], None
     for which, name in ((0, "first"), (1, "second")):
         reports: list[ScoreReport] = []
         ours = without_gc(run_ours, cases, which, reports)
@@ -320,9 +301,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         base = without_gc(run_baseline, cases, which)
         verify(cases, ours, reports, base)
         lines.append(row(name, len(cases), ours.seconds, full.seconds, base.seconds, nodes))
-        batch, batch_s, batch_full_s = run_batch(forest, [case.verdicts[which] for case in cases])
-        verify_batch([case.compiled for case in cases], reports, batch)
-        batch_lines.append(row(name, len(cases), batch_s, batch_full_s, base.seconds, nodes))
         scaling = (ours, base)
     group = cases[: args.group_trees]
     group_nodes = sum(case.size for case in group) * GROUP
@@ -330,7 +308,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     full_g = without_gc(run_groups, group, True, True)
     base_g = without_gc(run_groups, group, False)
     lines.append(row("groups", len(group) * GROUP, ours_g, full_g, base_g, group_nodes))
-    batch_lines.extend(batch_groups(group, base_g, group_nodes))
 
     print("per call: ours = root score + bracket; +status = also every node's status")
     header = f"{'pass':<10}{'calls/s':>10}{'ours':>9}{'+status':>10}{'baseline':>10}"
@@ -339,134 +316,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"{header}\n{units}")
     print("\n".join(lines))
     print(f"(groups: {len(group)} trees x {GROUP} verdict sets, scored back to back)")
-    print(
-        "\nbatch (numpy): one Forest.score call per row (median of 3); trees/s counts (tree,"
-        " verdicts) pairs"
-    )
-    print(f"{header.replace('calls/s', 'trees/s')}\n{units}")
-    print("\n".join(batch_lines))
-    print(
-        f"(groups: {len(group)} trees x {GROUP} in one forest, one call; per-group: "
-        f"{len(group)} forests of {GROUP}, one call each; forests compiled beforehand)"
-    )
     assert scaling is not None
     print_scaling(cases, *scaling)
-    print(
-        "\nidentical to the baseline: every root, bracket, node score and status (checked)"
-        "\nbatch identical to CompiledTree.score: roots, brackets, complete, every node's score"
-        " and status, bit for bit (checked)"
-    )
+    print("\nidentical to the baseline: every root, bracket, node score and status (checked)")
     return 0
 
 
-def timed(function: Any, *args: Any) -> tuple[Any, float]:
-    gc.collect()
-    gc.disable()
-    try:
-        start = time.perf_counter()
-        result = function(*args)
-        return result, time.perf_counter() - start
-    finally:
-        gc.enable()
-
-
-def median_timed(
-    function: Callable[[Any], Any], make_input: Callable[[], Any]
-) -> tuple[Any, float]:
-    """The median of REPEATS timed calls, each on a fresh input built outside the timer."""
-    runs = [timed(function, make_input()) for _ in range(REPEATS)]
-    return runs[0][0], statistics.median(seconds for _, seconds in runs)
-
-
-def run_batch(forest: Forest, verdicts: Sequence[Statuses]) -> tuple[BatchScores, float, float]:
-    """Forest.score on fresh verdict dicts, then the same deriving every node's status too."""
-
-    def make() -> list[dict[str, str]]:
-        return [dict(pairs) for pairs in verdicts]
-
-    batch, seconds = median_timed(forest.score, make)
-    _, full = median_timed(lambda dicts: forest.score(dicts).root_statuses(), make)
-    return batch, seconds, full
-
-
-def verify_batch(
-    trees: Sequence[CompiledTree], reports: Sequence[ScoreReport], batch: BatchScores
-) -> None:
-    """The batch scorer against CompiledTree.score, exactly (==, not approximately)."""
-    roots = batch.root_statuses()
-    for number, (compiled, report) in enumerate(zip(trees, reports, strict=True)):
-        got = (
-            float(batch.root_score[number]),
-            float(batch.root_score_lower[number]),
-            float(batch.root_score_upper[number]),
-            bool(batch.complete[number]),
-            roots[number],
-        )
-        expected = (
-            report.root_score,
-            report.root_score_lower,
-            report.root_score_upper,
-            report.complete,
-            report.root_status,
-        )
-        if got != expected:
-            raise SystemExit(f"batch tree {number}: {got} != compiled {expected}")
-        scores = [report.score_of(node_id) for node_id in compiled.ids]
-        statuses = [report.status_of(node_id) for node_id in compiled.ids]
-        if batch.node_scores(number) != scores or batch.node_statuses(number) != statuses:
-            raise SystemExit(f"batch tree {number}: node scores or statuses differ")
-
-
-def batch_groups(group: Sequence[Case], base_seconds: float, group_nodes: int) -> list[str]:
-    """GRPO groups: all M x 8 answers in one forest, and one forest of 8 per tree."""
-    trees = [case.compiled for case in group for _ in range(GROUP)]
-    pairs = [case.verdicts[which] for case in group for which in range(GROUP)]
-    forest, compile_seconds = timed(compile_forest, trees)
-    batch, seconds, full = run_batch(forest, pairs)
-    reports = [tree.score(dict(verdicts)) for tree, verdicts in zip(trees, pairs, strict=True)]
-    verify_batch(trees, reports, batch)
-    forests, per_compile = timed(lambda: [compile_forest([c.compiled] * GROUP) for c in group])
-
-    def make() -> list[list[dict[str, str]]]:
-        return [[dict(case.verdicts[which]) for which in range(GROUP)] for case in group]
-
-    def score(sets: list[list[dict[str, str]]]) -> list[BatchScores]:
-        return [f.score(s) for f, s in zip(forests, sets, strict=True)]
-
-    results, per_seconds = median_timed(score, make)
-    _, per_full = median_timed(lambda sets: [r.root_statuses() for r in score(sets)], make)
-    for number, (case, result) in enumerate(zip(group, results, strict=True)):
-        verify_batch(
-            [case.compiled] * GROUP, reports[number * GROUP : (number + 1) * GROUP], result
-        )
-    print(
-        f"compile_forest for the groups: {compile_seconds * 1e3:.0f} ms for one forest of "
-        f"{len(trees)}, {per_compile / len(group) * 1e6:.0f} us per forest of {GROUP}"
-    )
-    calls = len(trees)
-    return [
-        row("groups", calls, seconds, full, base_seconds, group_nodes),
-        row("per-group", calls, per_seconds, per_full, base_seconds, group_nodes),
-    ]
-
-
 def print_scaling(cases: Sequence[Case], ours: Pass, base: Pass) -> None:
-    print("\nscaling, second pass (us per node; batch: one forest per bucket, median of 3 calls)")
-    print(
-        f"{'nodes':<10}{'trees':>7}{'ours':>9}{'batch':>9}{'baseline':>10}{'speed-up':>10}{'batch':>8}"
-    )
+    print("\nscaling, second pass (us per node)")
+    print(f"{'nodes':<10}{'trees':>7}{'ours':>9}{'baseline':>10}{'speed-up':>10}")
     for low, high in BUCKETS:
         picked = [i for i, case in enumerate(cases) if low <= case.size < high]
         size = sum(cases[i].size for i in picked)
         mine = sum(ours.per_case[i] for i in picked) / size * 1e6
         theirs = sum(base.per_case[i] for i in picked) / size * 1e6
-        forest = compile_forest([cases[i].compiled for i in picked])
-        batch = run_batch(forest, [cases[i].verdicts[1] for i in picked])[1] / size * 1e6
         label = f"{low}-{min(high, 300)}"
-        print(
-            f"{label:<10}{len(picked):>7}{mine:>9.3f}{batch:>9.3f}{theirs:>10.3f}"
-            f"{theirs / mine:>9.1f}x{theirs / batch:>7.1f}x"
-        )
+        print(f"{label:<10}{len(picked):>7}{mine:>9.3f}{theirs:>10.3f}{theirs / mine:>9.1f}x")
 
 
 if __name__ == "__main__":

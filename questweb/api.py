@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
-from ninja import NinjaAPI
+from ninja import NinjaAPI, Swagger
 from ninja.errors import ValidationError
 
 from apps.accounts.api import router as accounts_router
@@ -25,6 +25,9 @@ api = NinjaAPI(
     ),
     auth=API_AUTH,
     urls_namespace="api",
+    # Swagger UI from the app's own static files ("ninja" is an installed app); no validator
+    # badge, which Swagger UI would fetch from swagger.io.
+    docs=Swagger(settings={"validatorUrl": None}),
 )
 
 

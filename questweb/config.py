@@ -37,6 +37,19 @@ def env_bool(env: Mapping[str, str], name: str, *, default: bool) -> bool:
     raise ConfigError(f"{name}={raw!r} is not a boolean (use 1/0, true/false, yes/no, on/off)")
 
 
+def env_int(env: Mapping[str, str], name: str, *, default: int, minimum: int = 1) -> int:
+    raw = env.get(name)
+    if raw is None or not raw.strip():
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ConfigError(f"{name}={raw!r} is not a whole number") from None
+    if value < minimum:
+        raise ConfigError(f"{name}={raw!r} must be at least {minimum}")
+    return value
+
+
 def data_dir(env: Mapping[str, str]) -> Path:
     path = Path(env.get("QUESTWEB_DATA_DIR") or BASE_DIR / "var").resolve()
     path.mkdir(parents=True, exist_ok=True)

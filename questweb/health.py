@@ -9,6 +9,7 @@ import redis
 from django.conf import settings
 from django.db import connection
 
+from quest.tools.sandbox import sandbox_status
 from questweb import __version__
 from workers import heartbeat
 from workers.queues import Queue
@@ -25,6 +26,13 @@ def database_state() -> str:
         log.warning("healthz: database unreachable: %s", exc)
         return "error"
     return "ok"
+
+
+def python_sandbox_state() -> str:
+    """Whether the agent's PythonInterpreter can run: it is off, not unsafe, without its jail,
+    so this informs and never makes the site unhealthy."""
+    available, reason = sandbox_status()
+    return "ok" if available else f"off: {reason}"
 
 
 def _broker() -> redis.Redis:
@@ -52,5 +60,6 @@ def health_report() -> tuple[bool, dict[str, Any]]:
     report["worker"] = queues[Queue.DEFAULT.value]
     report["queues"] = queues
     report["mode"] = "embedded" if settings.EMBEDDED else "cluster"
+    report["python_sandbox"] = python_sandbox_state()
     healthy = report["db"] == "ok" and report["broker"] == "ok"
     return healthy, report

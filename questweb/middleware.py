@@ -1,12 +1,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse
 
 from apps.common.errors import DomainError, NotAuthenticated
 from questweb.views import error_page
+
+FORM_TYPES = ("multipart/form-data", "application/x-www-form-urlencoded")
 
 
 class DomainErrorMiddleware:
@@ -23,4 +28,43 @@ class DomainErrorMiddleware:
             return redirect_to_login(request.get_full_path())
         if isinstance(exception, DomainError):
             return error_page(request, exception.status, exception.message)
+        return None
+
+
+def too_large(request: HttpRequest) -> HttpResponse:
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE / (1024 * 1024)
+    return error_page(
+        request,
+        413,
+        f"the request body is larger than the {limit:g} MB limit "
+        "(files sent as uploads do not count toward it)",
+    )
+
+
+class RequestSizeMiddleware:
+    """A body over DATA_UPLOAD_MAX_MEMORY_SIZE is a 413: a JSON {"detail"} under /api/, the
+    error page elsewhere. Django raises RequestDataTooBig when the body is first read, and makes
+    a bare 400 of it; the first read is often CsrfViewMiddleware's, where no view or exception
+    middleware sees it. So this reads the body first (what CSRF or the view would read anyway:
+    form fields, or the whole body of any other type) and answers before they do. Listed before
+    CsrfViewMiddleware."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_view(
+        self, request: HttpRequest, view: Callable[..., Any], args: Any, kwargs: Any
+    ) -> HttpResponse | None:
+        if request.method in ("GET", "HEAD", "OPTIONS", "TRACE"):
+            return None
+        try:
+            if request.content_type in FORM_TYPES:
+                request.POST  # noqa: B018  (parses the form; files go to upload handlers)
+            else:
+                request.body  # noqa: B018
+        except RequestDataTooBig:
+            return too_large(request)
         return None

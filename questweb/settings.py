@@ -16,6 +16,7 @@ BASE_DIR = config.BASE_DIR
 DATA_DIR = config.data_dir(ENV)
 
 DEBUG = config.env_bool(ENV, "DEBUG", default=False)
+DEFAULT_EXCEPTION_REPORTER_FILTER = "questweb.reporting.SettingsFilter"
 SECRET_KEY = config.secret_key(ENV, DATA_DIR)
 ALLOWED_HOSTS = config.allowed_hosts(ENV)
 CSRF_TRUSTED_ORIGINS = [o for o in ENV.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
@@ -28,9 +29,11 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django.contrib.postgres",
+    "ninja",  # /api/docs then serves Swagger UI from static files instead of a CDN
     "channels",
     "django_htmx",
     "template_partials",
+    "axes",
     "apps.accounts",
     "apps.rubrics",
     "apps.corpus",
@@ -43,12 +46,16 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    # Before CSRF: a body over DATA_UPLOAD_MAX_MEMORY_SIZE is a 413, not the 400 Django makes of it.
+    "questweb.middleware.RequestSizeMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "questweb.middleware.DomainErrorMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "questweb.urls"
@@ -67,6 +74,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "questweb.context_processors.navigation",
+                "questweb.context_processors.judge",
             ],
         },
     },
@@ -76,6 +84,18 @@ DATABASES = {"default": config.database(ENV, DATA_DIR)}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_USER_MODEL = "accounts.User"
+# Failed logins are counted per user name and address (django-axes): 5 in a row lock that pair
+# out for 15 minutes, with a styled page that says so; a success clears the count.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = config.env_int(ENV, "QUESTWEB_LOGIN_FAILURES", default=5)
+AXES_COOLOFF_TIME = 0.25  # hours
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "questweb.views.login_locked"
+AXES_VERBOSE = False
 LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
@@ -105,6 +125,22 @@ SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False  # htmx reads it to send X-CSRFToken
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
+# Everything a page loads comes from the app itself; no inline scripts, no plugins, no framing.
+# Inline style attributes stay allowed (templates and plotly set them); scripts never.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'", "'unsafe-inline'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'", "data:"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
 if config.env_bool(ENV, "HTTPS", default=False):
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
@@ -152,17 +188,21 @@ SCHOLAR_SOURCES = [s for s in ENV.get("QUESTWEB_SCHOLAR_SOURCES", "wikipedia").s
 # The QUEST-compatible tool service (/tools/…) answers loopback callers, or callers sending
 # this token as a bearer token when it is set.
 TOOLS_TOKEN = ENV.get("QUESTWEB_TOOLS_TOKEN", "")
+TOOLS_OPEN = config.env_bool(ENV, "QUESTWEB_TOOLS_OPEN", default=False)
 
 # LLM endpoints for the llm policy besides those admins add in the database: a JSON list of
 # {"url", "model", "api_key"} objects or `url|model` pairs separated by commas.
 LLM_ENDPOINTS = ENV.get("QUESTWEB_LLM_ENDPOINTS", "")
 # Models a gpu worker loads in-process with vLLM, offered as `vllm:<model>` (comma-separated).
 LLM_VLLM_MODELS = [f"vllm:{m}" for m in ENV.get("QUESTWEB_VLLM_MODELS", "").split(",") if m]
-# The model that judges rubric leaves of scripted sessions (an llm session's own model judges
-# its answer); empty: judge leaves stay undecided and the report says it is incomplete.
+# The model that judges rubric leaves: of sessions (never an llm session running this same
+# model: a policy does not grade itself), of probes and of reference solutions. Empty: judge
+# leaves stay undecided and the pages say so.
 LLM_JUDGE_MODEL = ENV.get("QUESTWEB_JUDGE_MODEL", "")
 # A running session with no event for this long is marked stalled by the watchdog.
 LIVE_STALL_AFTER_SECONDS = int(ENV.get("QUESTWEB_LIVE_STALL_AFTER_SECONDS", "300"))
+# A task import running for longer than this is ended, failed, by the watchdog.
+IMPORT_TIMEOUT_MINUTES = config.env_int(ENV, "QUESTWEB_IMPORT_TIMEOUT_MINUTES", default=30)
 
 LOGGING = {
     "version": 1,

@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 from django.contrib import admin
+from django.templatetags.static import static
 from django.urls import include, path
+from django.views.generic.base import RedirectView
 
 from apps.corpus import tools_service
 from questweb import views
@@ -10,6 +12,8 @@ from questweb.api import api
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
+    # Browsers ask for /favicon.ico whatever the page says.
+    path("favicon.ico", RedirectView.as_view(url=static("img/favicon.svg"), permanent=True)),
     path("api/", api.urls),
     path("accounts/", include("apps.accounts.urls")),
     path("tasks/", include("apps.rubrics.urls")),

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
@@ -41,7 +42,15 @@ def _error(request: HttpRequest, status: int, title: str, message: str) -> HttpR
     return render(request, "error.html", context, status=status)
 
 
-TITLES = {400: "Bad request", 403: "Forbidden", 404: "Not found", 409: "Conflict", 422: "Invalid"}
+TITLES = {
+    400: "Bad request",
+    403: "Forbidden",
+    404: "Not found",
+    409: "Conflict",
+    413: "Too large",
+    422: "Invalid",
+    429: "Too many attempts",
+}
 
 
 def error_page(request: HttpRequest, status: int, message: str) -> HttpResponse:
@@ -72,3 +81,15 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
         "CSRF check failed: reload the page and submit again "
         "(API clients: send the X-CSRFToken header or use a bearer token).",
     )
+
+
+def login_locked(
+    request: HttpRequest, credentials: object = None, *args: object, **kwargs: object
+) -> HttpResponse:
+    """django-axes' lockout page: too many failed logins for this user name from this address."""
+    minutes = round(settings.AXES_COOLOFF_TIME * 60)
+    message = (
+        f"Too many failed logins for this account from your address. Try again in {minutes} "
+        "minutes, or ask an admin to unlock it."
+    )
+    return error_page(request, 429, message)

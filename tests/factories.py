@@ -25,3 +25,16 @@ class UserFactory(factory.django.DjangoModelFactory):
             self.groups.set(Group.objects.filter(name__in=extracted))
         if create:
             self.save()
+
+
+class ProbeRunFactory(factory.django.DjangoModelFactory):
+    """A finished probe run of `version`; sound unless told otherwise. Tests of the training gate
+    use it: the probes themselves are tested against the real corpus in tests/rubrics."""
+
+    class Meta:
+        model = "rubrics.ProbeRun"
+
+    version: Any = None
+    task = factory.SelfAttribute("version.task")
+    status = "done"
+    verdict = "sound"

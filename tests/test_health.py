@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,6 +23,25 @@ def test_healthz_reports_no_worker_when_no_queue_ever_answered(
     body = response.json()
     assert (body["db"], body["broker"], body["worker"]) == ("ok", "ok", "none")
     assert body["version"] == "0.1.0"
+
+
+def test_healthz_reports_that_the_python_sandbox_works(
+    client: Client, redis_client: redis.Redis
+) -> None:
+    assert client.get("/healthz").json()["python_sandbox"] == "ok"
+
+
+def test_healthz_stays_healthy_and_says_why_when_the_python_sandbox_is_off(
+    client: Client, redis_client: redis.Redis, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # a machine without bubblewrap
+
+    response = client.get("/healthz")
+
+    assert response.status_code == 200
+    assert response.json()["python_sandbox"] == (
+        "off: no executable 'bwrap' was found (install the Debian package bubblewrap)"
+    )
 
 
 def test_healthz_reports_a_stale_worker_when_the_last_heartbeat_is_old(

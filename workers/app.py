@@ -27,6 +27,12 @@ app.conf.beat_schedule = {
         "schedule": 30.0,
         "options": {"queue": Queue.DEFAULT.value, "expires": 60},
     },
+    # Imports whose worker died end failed (reads check too, so this is belt and braces).
+    "rubrics-import-watchdog": {
+        "task": "apps.rubrics.tasks.import_watchdog",
+        "schedule": 60.0,
+        "options": {"queue": Queue.DEFAULT.value, "expires": 120},
+    },
 }
 app.conf.imports = ("workers.tasks",)
 app.autodiscover_tasks()

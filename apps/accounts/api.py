@@ -6,6 +6,7 @@ from ninja import Router, Status
 from apps.accounts import selectors, services
 from apps.accounts.models import ApiToken, User
 from apps.accounts.schemas import MeOut, RolesIn, TokenCreatedOut, TokenIn, TokenOut, UserOut
+from apps.common.schemas import Id, errors
 
 router = Router(tags=["accounts"])
 
@@ -24,7 +25,11 @@ def _token_out(token: ApiToken) -> TokenOut:
     return TokenOut.model_validate({**token.__dict__, "state": token.state})
 
 
-@router.get("/me", response=MeOut, summary="The calling user with roles and permissions")
+@router.get(
+    "/me",
+    response={200: MeOut, **errors()},
+    summary="The calling user with roles and permissions",
+)
 def me(request: HttpRequest) -> MeOut:
     user: User = request.auth  # type: ignore[attr-defined]
     return MeOut(
@@ -36,12 +41,20 @@ def me(request: HttpRequest) -> MeOut:
     )
 
 
-@router.get("/tokens", response=list[TokenOut], summary="Your API tokens (never the secrets)")
+@router.get(
+    "/tokens",
+    response={200: list[TokenOut], **errors()},
+    summary="Your API tokens (never the secrets)",
+)
 def tokens_list(request: HttpRequest) -> list[TokenOut]:
     return [_token_out(t) for t in selectors.token_list(user=request.auth)]  # type: ignore[attr-defined]
 
 
-@router.post("/tokens", response={201: TokenCreatedOut}, summary="Create an API token")
+@router.post(
+    "/tokens",
+    response={201: TokenCreatedOut, **errors(403, 422, body=True)},
+    summary="Create an API token",
+)
 def tokens_create(request: HttpRequest, payload: TokenIn) -> Status[TokenCreatedOut]:
     issued = services.token_create(
         user=request.auth,  # type: ignore[attr-defined]
@@ -52,19 +65,31 @@ def tokens_create(request: HttpRequest, payload: TokenIn) -> Status[TokenCreated
     return Status(201, TokenCreatedOut(**out.model_dump(), token=issued.secret))
 
 
-@router.delete("/tokens/{token_id}", response={204: None}, summary="Revoke an API token")
-def tokens_revoke(request: HttpRequest, token_id: int) -> Status[None]:
+@router.delete(
+    "/tokens/{token_id}",
+    response={204: None, **errors(403, 404, 422)},
+    summary="Revoke an API token",
+)
+def tokens_revoke(request: HttpRequest, token_id: Id) -> Status[None]:
     services.token_revoke(user=request.auth, token_id=token_id)  # type: ignore[attr-defined]
     return Status(204, None)
 
 
-@router.get("/users", response=list[UserOut], summary="All users with their roles (admin)")
+@router.get(
+    "/users",
+    response={200: list[UserOut], **errors(403)},
+    summary="All users with their roles (admin)",
+)
 def users_list(request: HttpRequest) -> list[UserOut]:
     return [_user_out(u) for u in selectors.user_list(actor=request.auth)]  # type: ignore[attr-defined]
 
 
-@router.put("/users/{user_id}/roles", response=UserOut, summary="Set a user's roles (admin)")
-def users_set_roles(request: HttpRequest, user_id: int, payload: RolesIn) -> UserOut:
+@router.put(
+    "/users/{user_id}/roles",
+    response={200: UserOut, **errors(403, 404, 422, body=True)},
+    summary="Set a user's roles (admin)",
+)
+def users_set_roles(request: HttpRequest, user_id: Id, payload: RolesIn) -> UserOut:
     user = services.user_set_roles(
         actor=request.auth,  # type: ignore[attr-defined]
         user_id=user_id,

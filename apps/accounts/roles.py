@@ -18,13 +18,15 @@ PERMISSIONS: dict[str, str] = {
     "annotate": "Can audit rubric trees",
     "adjudicate": "Can adjudicate audits and decide gold verdicts",
     "manage": "Can manage users, campaigns, datasets and training",
+    # Not tied to a role below admin: LLM sessions spend model endpoints, so admins grant it.
+    "use_llm": "Can start live sessions with LLM policies (spends model endpoints)",
 }
 
 ROLE_PERMISSIONS: dict[Role, tuple[str, ...]] = {
     Role.VIEWER: ("view_workbench",),
     Role.ANNOTATOR: ("view_workbench", "annotate"),
     Role.REVIEWER: ("view_workbench", "annotate", "adjudicate"),
-    Role.ADMIN: ("view_workbench", "annotate", "adjudicate", "manage"),
+    Role.ADMIN: ("view_workbench", "annotate", "adjudicate", "manage", "use_llm"),
 }
 
 # The permission an endpoint asks for when it needs a role.

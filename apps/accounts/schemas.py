@@ -1,28 +1,32 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Literal
 
 from ninja import Field, Schema
+
+from apps.accounts.roles import Role
+from apps.accounts.services import MAX_TOKEN_DAYS
 
 
 class MeOut(Schema):
     id: int
     username: str
     email: str
-    roles: list[str]
+    roles: list[Role]
     permissions: list[str]
 
 
 class TokenIn(Schema):
     name: str = Field(min_length=1, max_length=100)
-    expires_in_days: int | None = Field(default=None, ge=1, le=3650)
+    expires_in_days: int | None = Field(default=None, ge=1, le=MAX_TOKEN_DAYS)
 
 
 class TokenOut(Schema):
     id: int
     name: str
     prefix: str
-    state: str
+    state: Literal["active", "expired", "revoked"]
     created_at: datetime
     expires_at: datetime | None
     last_used_at: datetime | None
@@ -38,8 +42,8 @@ class UserOut(Schema):
     username: str
     email: str
     is_active: bool
-    roles: list[str]
+    roles: list[Role]
 
 
 class RolesIn(Schema):
-    roles: list[str]
+    roles: list[Role] = Field(description="Exactly the roles the user will hold")

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from django.http import FileResponse, HttpRequest, StreamingHttpResponse
-from ninja import Query, Router, Status
+from ninja import Field, Router, Status
 
 from apps.audit import api_out, selectors, services
 from apps.audit.schemas import (
@@ -17,6 +17,7 @@ from apps.audit.schemas import (
     CampaignOut,
     ConflictOut,
     DisputeOut,
+    DraftConflictOut,
     DraftIn,
     DraftOut,
     EditIn,
@@ -26,25 +27,40 @@ from apps.audit.schemas import (
     ItemOut,
     JudgeVerdictsIn,
     QualityOut,
+    QueuedOut,
+    RecordedOut,
     RevertIn,
     SubmissionIn,
     TrainingPageOut,
 )
 from apps.audit.streaming import stream_response
+from apps.common.schemas import INTEGER_MAX, ErrorOut, Id, errors
 
 router = Router(tags=["audit"])
+
+Offset = Annotated[int, Field(ge=0, le=INTEGER_MAX)]
+Limit = Annotated[int, Field(ge=1, le=1000)]
+BINARY = {"schema": {"type": "string", "format": "binary"}}
 
 
 def _user(request: HttpRequest) -> Any:
     return request.auth  # type: ignore[attr-defined]
 
 
-@router.get("/audit/campaigns", response=list[CampaignOut], summary="Campaigns open to you")
+@router.get(
+    "/audit/campaigns",
+    response={200: list[CampaignOut], **errors(403)},
+    summary="Campaigns open to you",
+)
 def campaigns_list(request: HttpRequest) -> list[dict[str, Any]]:
     return [api_out.campaign_out(c) for c in selectors.campaign_list(user=_user(request))]
 
 
-@router.post("/audit/campaigns", response={201: CampaignOut}, summary="Create a campaign (admin)")
+@router.post(
+    "/audit/campaigns",
+    response={201: CampaignOut, **errors(403, 422, body=True)},
+    summary="Create a campaign (admin)",
+)
 def campaigns_create(request: HttpRequest, payload: CampaignIn) -> Status[dict[str, Any]]:
     user = _user(request)
     campaign = services.campaign_create(user=user, **payload.dict())
@@ -53,15 +69,23 @@ def campaigns_create(request: HttpRequest, payload: CampaignIn) -> Status[dict[s
     )
 
 
-@router.get("/audit/campaigns/{campaign_id}", response=CampaignOut, summary="One campaign")
-def campaigns_get(request: HttpRequest, campaign_id: int) -> dict[str, Any]:
+@router.get(
+    "/audit/campaigns/{campaign_id}",
+    response={200: CampaignOut, **errors(403, 404, 422)},
+    summary="One campaign",
+)
+def campaigns_get(request: HttpRequest, campaign_id: Id) -> dict[str, Any]:
     return api_out.campaign_out(
         selectors.campaign_get(user=_user(request), campaign_id=campaign_id)
     )
 
 
-@router.post("/audit/campaigns/{campaign_id}/close", response=CampaignOut, summary="Close (admin)")
-def campaigns_close(request: HttpRequest, campaign_id: int) -> dict[str, Any]:
+@router.post(
+    "/audit/campaigns/{campaign_id}/close",
+    response={200: CampaignOut, **errors(403, 404, 422)},
+    summary="Close (admin)",
+)
+def campaigns_close(request: HttpRequest, campaign_id: Id) -> dict[str, Any]:
     user = _user(request)
     services.campaign_close(user=user, campaign_id=campaign_id)
     return api_out.campaign_out(selectors.campaign_get(user=user, campaign_id=campaign_id))
@@ -69,10 +93,10 @@ def campaigns_close(request: HttpRequest, campaign_id: int) -> dict[str, Any]:
 
 @router.post(
     "/audit/campaigns/{campaign_id}/claim",
-    response={200: AssignmentOut, 204: None},
+    response={200: AssignmentOut, 204: None, **errors(403, 404, 409, 422)},
     summary="Next task: your current one, or a newly locked one (204 when none is left)",
 )
-def campaigns_claim(request: HttpRequest, campaign_id: int) -> Any:
+def campaigns_claim(request: HttpRequest, campaign_id: Id) -> Any:
     assignment = services.assignment_claim_next(user=_user(request), campaign_id=campaign_id)
     if assignment is None:
         return Status(204, None)
@@ -81,9 +105,13 @@ def campaigns_claim(request: HttpRequest, campaign_id: int) -> Any:
     )
 
 
-@router.get("/audit/assignments", response=list[AssignmentOut], summary="Your assignments")
+@router.get(
+    "/audit/assignments",
+    response={200: list[AssignmentOut], **errors(403, 422)},
+    summary="Your assignments",
+)
 def assignments_list(
-    request: HttpRequest, campaign_id: int | None = None, annotator_id: int | None = None
+    request: HttpRequest, campaign_id: Id | None = None, annotator_id: Id | None = None
 ) -> list[dict[str, Any]]:
     rows = selectors.assignment_list(
         user=_user(request), campaign_id=campaign_id, annotator_id=annotator_id
@@ -93,20 +121,42 @@ def assignments_list(
 
 @router.get(
     "/audit/assignments/{assignment_id}",
-    response=AssignmentDetailOut,
+    response={200: AssignmentDetailOut, **errors(403, 404, 422)},
     summary="An assignment with the task, the current tree, your draft and judge suggestions",
 )
-def assignments_get(request: HttpRequest, assignment_id: int) -> dict[str, Any]:
+def assignments_get(request: HttpRequest, assignment_id: Id) -> dict[str, Any]:
     assignment = selectors.assignment_get(user=_user(request), assignment_id=assignment_id)
     return api_out.assignment_detail_out(assignment)
 
 
-@router.put("/audit/assignments/{assignment_id}/draft", response=DraftOut, summary="Save a draft")
-def assignments_draft(request: HttpRequest, assignment_id: int, payload: DraftIn) -> dict[str, Any]:
+DRAFT_409 = (
+    "409: the draft was saved in another tab or on another device since base_revision; nothing "
+    "was written, and the body holds the stored draft and what differs, node by node. (A 409 for "
+    "a submitted task or a closed campaign carries only detail.)"
+)
+
+
+@router.put(
+    "/audit/assignments/{assignment_id}/draft",
+    response={
+        200: DraftOut,
+        **errors(403, 404, 422, body=True),
+        409: DraftConflictOut | ErrorOut,
+    },
+    summary="Save a draft based on base_revision (409 with what differs when it moved on)",
+    description=DRAFT_409,
+)
+def assignments_draft(request: HttpRequest, assignment_id: Id, payload: DraftIn) -> Any:
     user = _user(request)
-    saved = services.assignment_draft_save(
-        user=user, assignment_id=assignment_id, draft=payload.dict()
-    )
+    try:
+        saved = services.assignment_draft_save(
+            user=user,
+            assignment_id=assignment_id,
+            base_revision=payload.base_revision,
+            draft=payload.dict(exclude={"base_revision"}),
+        )
+    except services.DraftConflict as exc:
+        return Status(409, api_out.draft_conflict_out(exc))
     current = selectors.assignment_get(
         user=user, assignment_id=assignment_id
     ).item.task.current_version
@@ -114,7 +164,14 @@ def assignments_draft(request: HttpRequest, assignment_id: int, payload: DraftIn
         "saved_at": saved.draft["saved_at"],
         "lock_expires_at": saved.lock_expires_at,
         "current_version": current.number if current else 0,
+        "draft_revision": saved.draft_revision,
     }
+
+
+EDIT_409 = (
+    "409: the tree moved on since base_version; the body names the newer version and the nodes "
+    "in conflict. (A 409 for a submitted task or a closed campaign carries only detail.)"
+)
 
 
 def _conflict(exc: services.EditConflict) -> Status[dict[str, Any]]:
@@ -138,10 +195,11 @@ def _edit_out(result: services.EditResult) -> dict[str, Any]:
 
 @router.post(
     "/audit/assignments/{assignment_id}/edits",
-    response={201: EditOut, 409: ConflictOut},
+    response={201: EditOut, **errors(403, 404, 422, body=True), 409: ConflictOut | ErrorOut},
     summary="Edit the tree: a new immutable version (409 names the newer version on a conflict)",
+    description=EDIT_409,
 )
-def assignments_edit(request: HttpRequest, assignment_id: int, payload: EditIn) -> Any:
+def assignments_edit(request: HttpRequest, assignment_id: Id, payload: EditIn) -> Any:
     try:
         result = services.assignment_edit(
             user=_user(request), assignment_id=assignment_id, **payload.dict()
@@ -153,10 +211,11 @@ def assignments_edit(request: HttpRequest, assignment_id: int, payload: EditIn) 
 
 @router.post(
     "/audit/assignments/{assignment_id}/revert",
-    response={201: EditOut, 409: ConflictOut},
+    response={201: EditOut, **errors(403, 404, 422, body=True), 409: ConflictOut | ErrorOut},
     summary="Undo an edit by saving an earlier version's tree again",
+    description=EDIT_409,
 )
-def assignments_revert(request: HttpRequest, assignment_id: int, payload: RevertIn) -> Any:
+def assignments_revert(request: HttpRequest, assignment_id: Id, payload: RevertIn) -> Any:
     try:
         result = services.assignment_revert(
             user=_user(request), assignment_id=assignment_id, **payload.dict()
@@ -166,17 +225,31 @@ def assignments_revert(request: HttpRequest, assignment_id: int, payload: Revert
     return Status(201, _edit_out(result))
 
 
-@router.post("/audit/assignments/{assignment_id}/submit", response=AssignmentOut, summary="Submit")
-def assignments_submit(
-    request: HttpRequest, assignment_id: int, payload: SubmissionIn
-) -> dict[str, Any]:
+@router.post(
+    "/audit/assignments/{assignment_id}/submit",
+    response={
+        200: AssignmentOut,
+        **errors(403, 404, 422, body=True),
+        409: DraftConflictOut | ErrorOut,
+    },
+    summary="Submit (409 with what differs when the draft moved on since base_revision)",
+    description=DRAFT_409,
+)
+def assignments_submit(request: HttpRequest, assignment_id: Id, payload: SubmissionIn) -> Any:
     user = _user(request)
-    services.assignment_submit(user=user, assignment_id=assignment_id, **payload.dict())
+    try:
+        services.assignment_submit(user=user, assignment_id=assignment_id, **payload.dict())
+    except services.DraftConflict as exc:
+        return Status(409, api_out.draft_conflict_out(exc))
     return api_out.assignment_out(selectors.assignment_get(user=user, assignment_id=assignment_id))
 
 
-@router.post("/audit/assignments/{assignment_id}/release", response=AssignmentOut, summary="Skip")
-def assignments_release(request: HttpRequest, assignment_id: int) -> dict[str, Any]:
+@router.post(
+    "/audit/assignments/{assignment_id}/release",
+    response={200: AssignmentOut, **errors(403, 404, 409, 422)},
+    summary="Skip",
+)
+def assignments_release(request: HttpRequest, assignment_id: Id) -> dict[str, Any]:
     user = _user(request)
     services.assignment_release(user=user, assignment_id=assignment_id)
     return api_out.assignment_out(selectors.assignment_get(user=user, assignment_id=assignment_id))
@@ -184,10 +257,10 @@ def assignments_release(request: HttpRequest, assignment_id: int) -> dict[str, A
 
 @router.get(
     "/audit/campaigns/{campaign_id}/agreement",
-    response=AgreementOut,
+    response={200: AgreementOut, **errors(403, 404, 422)},
     summary="Agreement: kappa, alpha",
 )
-def campaigns_agreement(request: HttpRequest, campaign_id: int) -> dict[str, Any]:
+def campaigns_agreement(request: HttpRequest, campaign_id: Id) -> dict[str, Any]:
     return api_out.agreement_out(
         selectors.campaign_agreement(user=_user(request), campaign_id=campaign_id)
     )
@@ -195,10 +268,10 @@ def campaigns_agreement(request: HttpRequest, campaign_id: int) -> dict[str, Any
 
 @router.get(
     "/audit/campaigns/{campaign_id}/disputes",
-    response=list[DisputeOut],
+    response={200: list[DisputeOut], **errors(403, 422)},
     summary="Disagreements for a reviewer (reviewer)",
 )
-def campaigns_disputes(request: HttpRequest, campaign_id: int) -> list[dict[str, Any]]:
+def campaigns_disputes(request: HttpRequest, campaign_id: Id) -> list[dict[str, Any]]:
     return [
         {
             "item_id": d.item.pk,
@@ -212,54 +285,66 @@ def campaigns_disputes(request: HttpRequest, campaign_id: int) -> list[dict[str,
     ]
 
 
-@router.get("/audit/items/{item_id}", response=ItemOut, summary="A campaign item with submissions")
-def items_get(request: HttpRequest, item_id: int) -> dict[str, Any]:
+@router.get(
+    "/audit/items/{item_id}",
+    response={200: ItemOut, **errors(403, 404, 422)},
+    summary="A campaign item with submissions",
+)
+def items_get(request: HttpRequest, item_id: Id) -> dict[str, Any]:
     user = _user(request)
     item = selectors.item_get(user=user, item_id=item_id)
     return api_out.item_out(item, selectors.item_submissions(user=user, item=item))
 
 
-@router.post("/audit/items/{item_id}/adjudicate", response=ItemOut, summary="Decide (reviewer)")
-def items_adjudicate(request: HttpRequest, item_id: int, payload: AdjudicationIn) -> dict[str, Any]:
+@router.post(
+    "/audit/items/{item_id}/adjudicate",
+    response={200: ItemOut, **errors(403, 404, 409, 422, body=True)},
+    summary="Decide (reviewer)",
+)
+def items_adjudicate(request: HttpRequest, item_id: Id, payload: AdjudicationIn) -> dict[str, Any]:
     user = _user(request)
     services.item_adjudicate(user=user, item_id=item_id, **payload.dict())
     item = selectors.item_get(user=user, item_id=item_id)
     return api_out.item_out(item, selectors.item_submissions(user=user, item=item))
 
 
-@router.get("/audit/quality", response=QualityOut, summary="Error rates with Wilson intervals")
-def quality(request: HttpRequest, campaign_id: int | None = None) -> dict[str, Any]:
+@router.get(
+    "/audit/quality",
+    response={200: QualityOut, **errors(403, 422)},
+    summary="Error rates with Wilson intervals",
+)
+def quality(request: HttpRequest, campaign_id: Id | None = None) -> dict[str, Any]:
     return api_out.quality_out(
         selectors.quality_report(user=_user(request), campaign_id=campaign_id)
     )
 
 
-@router.post("/audit/tasks/{task_id}/judge-verdicts", summary="Record judge verdicts (admin)")
-def judge_verdicts(request: HttpRequest, task_id: int, payload: JudgeVerdictsIn) -> dict[str, int]:
+@router.post(
+    "/audit/tasks/{task_id}/judge-verdicts",
+    response={200: RecordedOut, **errors(403, 404, 422, body=True)},
+    summary="Record judge verdicts (admin)",
+)
+def judge_verdicts(request: HttpRequest, task_id: Id, payload: JudgeVerdictsIn) -> dict[str, int]:
     count = services.judge_verdicts_record(user=_user(request), task_id=task_id, **payload.dict())
     return {"recorded": count}
 
 
 @router.post(
     "/audit/campaigns/{campaign_id}/judge-solutions",
-    response={202: dict[str, int]},
+    response={202: QueuedOut, **errors(403, 404, 422)},
     summary="Judge each task's reference solution with QUESTWEB_JUDGE_MODEL (admin, queued)",
 )
-def judge_solutions(request: HttpRequest, campaign_id: int) -> Status[dict[str, int]]:
+def judge_solutions(request: HttpRequest, campaign_id: Id) -> Status[dict[str, int]]:
     count = services.solutions_judge_enqueue(user=_user(request), campaign_id=campaign_id)
     return Status(202, {"queued_tasks": count})
 
 
 @router.get(
     "/audit/training-tasks",
-    response=TrainingPageOut,
-    summary="The training gate: accepted tasks with the version to train on",
+    response={200: TrainingPageOut, **errors(403, 422)},
+    summary="The training gate: accepted, probed-sound tasks with the version to train on",
 )
-def training_tasks(
-    request: HttpRequest,
-    offset: int = Query(0, ge=0),  # type: ignore[assignment]
-    limit: int = Query(100, ge=1, le=1000),  # type: ignore[assignment]
-) -> dict[str, Any]:
+def training_tasks(request: HttpRequest, offset: Offset = 0, limit: Limit = 100) -> dict[str, Any]:
     qs = selectors.training_task_list(user=_user(request))
     numbers = qs.values_list("pk", "question", "audit_state", "gated_version_number")
     return {
@@ -271,29 +356,48 @@ def training_tasks(
     }
 
 
-@router.get("/audit/export.jsonl", summary="Audited tasks and audit records as streamed JSONL")
-def export_jsonl(request: HttpRequest, campaign_id: int | None = None) -> StreamingHttpResponse:
+@router.get(
+    "/audit/export.jsonl",
+    response={200: None, **errors(403, 422)},
+    summary="Audited tasks and audit records as streamed JSONL",
+    openapi_extra={"responses": {200: {"content": {"application/x-ndjson": BINARY}}}},
+)
+def export_jsonl(request: HttpRequest, campaign_id: Id | None = None) -> StreamingHttpResponse:
     records = selectors.audit_records(user=_user(request), campaign_id=campaign_id)
     return stream_response(request, selectors.jsonl_chunks(records), "audit.jsonl")
 
 
-@router.post("/audit/exports", response={202: ExportOut}, summary="Build a parquet or HF export")
+@router.post(
+    "/audit/exports",
+    response={202: ExportOut, **errors(403, 404, 422, body=True)},
+    summary="Build a parquet or HF export",
+)
 def exports_create(request: HttpRequest, payload: ExportIn) -> Status[dict[str, Any]]:
     job = services.export_enqueue(user=_user(request), **payload.dict())
     return Status(202, api_out.export_out(job))
 
 
-@router.get("/audit/exports/{export_id}", response=ExportOut, summary="An export's progress")
-def exports_get(request: HttpRequest, export_id: int) -> dict[str, Any]:
+@router.get(
+    "/audit/exports/{export_id}",
+    response={200: ExportOut, **errors(403, 404, 422)},
+    summary="An export's progress",
+)
+def exports_get(request: HttpRequest, export_id: Id) -> dict[str, Any]:
     return api_out.export_out(selectors.export_get(user=_user(request), export_id=export_id))
 
 
 @router.get(
     "/audit/exports/{export_id}/download",
     url_name="audit_export_download",
-    summary="Download a finished export",
+    response={200: None, **errors(403, 404, 422)},
+    summary="Download a finished export (422 while it is not ready)",
+    openapi_extra={
+        "responses": {
+            200: {"content": {"application/octet-stream": BINARY, "application/zip": BINARY}}
+        }
+    },
 )
-def exports_download(request: HttpRequest, export_id: int) -> FileResponse:
+def exports_download(request: HttpRequest, export_id: Id) -> FileResponse:
     job = selectors.export_get(user=_user(request), export_id=export_id)
     path = services.export_path(job)
     return FileResponse(path.open("rb"), as_attachment=True, filename=path.name)

@@ -12,6 +12,7 @@ from apps.audit.models import Assignment, Campaign, CampaignTask, ExportJob
 from apps.audit.selectors.agreement import CampaignAgreement
 from apps.audit.selectors.campaigns import Submitted
 from apps.audit.selectors.quality import QualityReport
+from apps.audit.services import DraftConflict
 
 
 def campaign_out(campaign: Campaign) -> dict[str, Any]:
@@ -62,6 +63,7 @@ def assignment_detail_out(a: Assignment) -> dict[str, Any]:
         "current_version": current.number,
         "tree": current.tree,
         "draft": a.draft,
+        "draft_revision": a.draft_revision,
         "suggestions": selectors.judge_suggestions(task_id=task.pk),
     }
 
@@ -125,4 +127,17 @@ def export_out(job: ExportJob) -> dict[str, Any]:
         "created_at": job.created_at,
         "finished_at": job.finished_at,
         "download_url": reverse("api:audit_export_download", args=[job.pk]) if ready else None,
+    }
+
+
+def draft_conflict_out(exc: DraftConflict) -> dict[str, Any]:
+    comparison = exc.comparison
+    return {
+        "detail": exc.message,
+        "draft_revision": exc.draft_revision,
+        "base_revision": exc.base_revision,
+        "draft": exc.draft,
+        "nodes": [d.to_dict("node") for d in comparison.nodes],
+        "fields": [d.to_dict("field") for d in comparison.fields],
+        "merged": comparison.merged,
     }

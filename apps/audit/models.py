@@ -122,6 +122,9 @@ class Assignment(models.Model):
     comment = models.TextField(blank=True)
     # Unsubmitted verdicts, comments and decision, saved as the annotator works.
     draft = models.JSONField(default=dict, blank=True)
+    # Raised by every accepted draft save; a save names the revision it was based on, so a tab
+    # or device that fell behind cannot overwrite newer work (see services/drafts.py).
+    draft_revision = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["-claimed_at"]
@@ -137,6 +140,28 @@ class Assignment(models.Model):
 
     def __str__(self) -> str:
         return f"{self.annotator_id} on {self.item_id} ({self.status})"
+
+
+class DraftRevision(models.Model):
+    """An earlier revision of an assignment's draft (the current one is `Assignment.draft`),
+    kept so a save based on it can be compared three ways: what changed in that tab, what
+    changed elsewhere. Only the last few are kept; they go when the task is submitted."""
+
+    assignment = models.ForeignKey(
+        Assignment, on_delete=models.CASCADE, related_name="draft_revisions"
+    )
+    number = models.PositiveIntegerField()
+    draft = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["assignment", "number"], name="audit_draft_revision_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.assignment_id} r{self.number}"
 
 
 class NodeVerdict(models.Model):

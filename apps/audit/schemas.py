@@ -1,26 +1,47 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from ninja import Field, Schema
 
+from apps.audit.models import (
+    AssignmentStatus,
+    CampaignStatus,
+    ExportFormat,
+    ExportStatus,
+    ItemState,
+)
+from apps.audit.services.campaigns import (
+    MAX_ANNOTATORS_PER_TASK,
+    MAX_CAMPAIGN_TASKS,
+    MAX_LOCK_MINUTES,
+)
+from apps.common.schemas import Id, Revision, VersionNumber
+from apps.rubrics.models import AuditState
 from apps.rubrics.schemas import ChangeOut
+from quest.audit.labels import MAX_COMMENT
+from quest.audit.taxonomy import Decision
+
+# A task's audit decision; empty while nobody has decided.
+DecisionOrNone = Decision | Literal[""]
 
 
 class CampaignIn(Schema):
-    name: str = Field(max_length=200)
+    name: str = Field(min_length=1, max_length=200)
     filters: dict[str, str] = Field(
         default_factory=dict,
         description="category, subcategory, complexity, type, audit_state, generator, batch",
     )
-    annotators_per_task: int = Field(default=2, ge=1, le=10)
-    lock_minutes: int = Field(default=30, ge=1, le=1440)
-    annotator_ids: list[int] = Field(
+    annotators_per_task: int = Field(default=2, ge=1, le=MAX_ANNOTATORS_PER_TASK)
+    lock_minutes: int = Field(default=30, ge=1, le=MAX_LOCK_MINUTES)
+    annotator_ids: list[Id] = Field(
         default_factory=list, description="Who may claim its tasks; empty: every annotator"
     )
     instructions: str = Field(default="", max_length=10_000)
-    limit: int | None = Field(default=None, ge=1, description="At most this many tasks")
+    limit: int | None = Field(
+        default=None, ge=1, le=MAX_CAMPAIGN_TASKS, description="At most this many tasks"
+    )
 
 
 class CampaignOut(Schema):
@@ -30,7 +51,7 @@ class CampaignOut(Schema):
     filters: dict[str, str]
     annotators_per_task: int
     lock_minutes: int
-    status: str
+    status: CampaignStatus
     created_at: datetime
     total: int
     decided: int
@@ -45,12 +66,12 @@ class AssignmentOut(Schema):
     item_id: int
     task_id: int
     annotator: str
-    status: str
+    status: AssignmentStatus
     claimed_at: datetime
     lock_expires_at: datetime
     submitted_at: datetime | None
     version: int | None
-    decision: str
+    decision: DecisionOrNone
     comment: str
 
 
@@ -61,24 +82,82 @@ class AssignmentDetailOut(AssignmentOut):
     current_version: int
     tree: dict[str, Any]
     draft: dict[str, Any]
+    draft_revision: int = Field(
+        description="The draft's revision: send it as base_revision with the next draft save"
+    )
     suggestions: dict[str, Any] = Field(description="Judge verdicts per leaf, as suggestions")
 
 
+REVISION_HELP = (
+    "The draft revision this is based on: draft_revision from GET /audit/assignments/{id}, from "
+    "your last save, or from the 409 you merged. Work based on an older revision is refused "
+    "with 409 and a body to merge with."
+)
+
+
 class DraftIn(Schema):
-    version: int | None = None
+    base_revision: Revision = Field(description=REVISION_HELP)
+    version: VersionNumber | None = Field(default=None, description="The tree version shown")
     verdicts: dict[str, Any] = Field(default_factory=dict)
-    decision: str = ""
-    comment: str = ""
+    decision: DecisionOrNone = ""
+    comment: str = Field(default="", max_length=MAX_COMMENT)
 
 
 class DraftOut(Schema):
     saved_at: str
     lock_expires_at: datetime
-    current_version: int
+    current_version: int = Field(description="The tree's current version")
+    draft_revision: int = Field(description="The saved draft's revision: base the next save on it")
+
+
+class DifferenceOut(Schema):
+    changed_here: bool = Field(description="The refused save changed it since base_revision")
+    changed_elsewhere: bool = Field(
+        description="Another tab or device saved a change to it since base_revision"
+    )
+    conflict: bool = Field(description="Changed on both sides: the annotator settles it")
+
+
+class NodeDifferenceOut(DifferenceOut):
+    node: str
+    mine: dict[str, str] | None = Field(
+        description="The refused save's label {verdict?, error_type?, comment?}; null: none"
+    )
+    theirs: dict[str, str] | None = Field(description="The stored draft's label")
+
+
+class FieldDifferenceOut(DifferenceOut):
+    field: Literal["decision", "comment"] = Field(description="The task's decision or comment")
+    mine: str
+    theirs: str
+
+
+class MergedDraftOut(Schema):
+    verdicts: dict[str, Any]
+    decision: DecisionOrNone
+    comment: str
+    version: int | None
+
+
+class DraftConflictOut(Schema):
+    detail: str
+    draft_revision: int = Field(description="The stored draft's revision: base the merge on it")
+    base_revision: int = Field(description="The revision the refused work was based on")
+    draft: dict[str, Any] = Field(description="The stored draft (saved elsewhere)")
+    nodes: list[NodeDifferenceOut] = Field(
+        description="Every node whose label differs between the refused work and the stored draft"
+    )
+    fields: list[FieldDifferenceOut] = Field(description="The task decision or comment, likewise")
+    merged: MergedDraftOut = Field(
+        description="The stored draft with the one-sided changes of the refused work applied; "
+        "conflicts still hold the stored side"
+    )
 
 
 class EditIn(Schema):
-    base_version: int = Field(description="The version the operations were written against")
+    base_version: VersionNumber = Field(
+        description="The version the operations were written against"
+    )
     ops: list[dict[str, Any]] = Field(
         description=(
             "set_description, set_critical, set_strategy, set_check, add_node, remove_node, "
@@ -92,8 +171,8 @@ class EditIn(Schema):
 
 
 class RevertIn(Schema):
-    base_version: int
-    to_version: int
+    base_version: VersionNumber
+    to_version: VersionNumber
 
 
 class EditOut(Schema):
@@ -111,13 +190,16 @@ class ConflictOut(Schema):
 
 
 class SubmissionIn(Schema):
-    version: int = Field(description="The tree version the verdicts were made on")
-    decision: str = Field(description="accept | fix_accept | reject")
+    version: VersionNumber = Field(description="The tree version the verdicts were made on")
+    decision: Decision
     verdicts: dict[str, Any] = Field(
         description='node id -> "correct" | "wrong" | "unverifiable", or {verdict, error_type, '
         "comment}; every node of the version needs one"
     )
-    comment: str = Field(default="", max_length=4000)
+    comment: str = Field(default="", max_length=MAX_COMMENT)
+    base_revision: Revision = Field(
+        default=0, description=REVISION_HELP + " 0 (the default): you kept no draft."
+    )
 
 
 class AgreementRowOut(Schema):
@@ -157,14 +239,14 @@ class DisputeOut(Schema):
     item_id: int
     task_id: int
     question: str
-    state: str
+    state: ItemState
     decision_disputed: bool
     open_nodes: int
 
 
 class SubmittedOut(Schema):
     annotator: str
-    decision: str
+    decision: DecisionOrNone
     version: int | None
     comment: str
     submitted_at: datetime | None
@@ -176,8 +258,8 @@ class ItemOut(Schema):
     campaign_id: int
     task_id: int
     question: str
-    state: str
-    decision: str
+    state: ItemState
+    decision: DecisionOrNone
     start_version: int
     final_version: int | None
     decided_by: str | None
@@ -187,12 +269,12 @@ class ItemOut(Schema):
 
 
 class AdjudicationIn(Schema):
-    decision: str = Field(description="accept | fix_accept | reject")
-    version: int | None = Field(
+    decision: Decision
+    version: VersionNumber | None = Field(
         default=None, description="The version to keep; default: the newest one audited"
     )
     gold: dict[str, Any] = Field(default_factory=dict, description="node id -> gold verdict")
-    comment: str = Field(default="", max_length=4000)
+    comment: str = Field(default="", max_length=MAX_COMMENT)
 
 
 class IntervalOut(Schema):
@@ -227,23 +309,33 @@ class QualityOut(Schema):
 
 
 class JudgeVerdictsIn(Schema):
-    version: int
+    version: VersionNumber
     verdicts: dict[str, Any] = Field(
         description='leaf id -> "pass" | "fail" | "error" | "skipped", or {status, reasoning}'
     )
     judge: str = Field(default="", max_length=200)
 
 
+class RecordedOut(Schema):
+    recorded: int = Field(description="How many verdicts were recorded")
+
+
+class QueuedOut(Schema):
+    queued_tasks: int = Field(description="How many tasks were queued for the judge")
+
+
 class ExportIn(Schema):
-    format: str = Field(description="parquet | hf (a zipped datasets.save_to_disk directory)")
-    campaign_id: int | None = None
+    format: ExportFormat = Field(
+        description="parquet, or hf: a zipped datasets.save_to_disk directory"
+    )
+    campaign_id: Id | None = None
 
 
 class ExportOut(Schema):
     id: int
-    format: str
+    format: ExportFormat
     campaign_id: int | None
-    status: str
+    status: ExportStatus
     rows: int
     error: str
     created_at: datetime
@@ -254,7 +346,7 @@ class ExportOut(Schema):
 class TrainingTaskOut(Schema):
     task_id: int
     question: str
-    audit_state: str
+    audit_state: AuditState
     version: int
 
 

@@ -29,3 +29,7 @@ class NotFound(DomainError):
 
 class Conflict(DomainError):
     status = 409
+
+
+class TooLarge(DomainError):
+    status = 413

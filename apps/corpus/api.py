@@ -1,28 +1,32 @@
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from django.http import HttpRequest
-from ninja import File, Query, Router, Status
+from ninja import Field, File, Router, Status
 from ninja.files import UploadedFile
 
+from apps.common.schemas import Id, errors
 from apps.corpus import selectors, services
 from apps.corpus.models import CorpusJob, JobKind
 from apps.corpus.schemas import CorpusOut, DocumentOut, JobIn, JobOut, SearchOut
 
 router = Router(tags=["corpus and search"])
 
+# Checked by the searcher, which names the modes this corpus has built.
+SearchMode = Annotated[str, Field(description="bm25, dense or hybrid; empty: the default")]
+ResultCount = Annotated[int, Field(ge=1, le=100)]
+
 
 def _job(job: CorpusJob) -> JobOut:
     return JobOut.model_validate(job, from_attributes=True)
 
 
-@router.get("/search", response=SearchOut, summary="Search the corpus")
+@router.get(
+    "/search", response={200: SearchOut, **errors(403, 409, 422)}, summary="Search the corpus"
+)
 def search(
-    request: HttpRequest,
-    q: str,
-    mode: str = "",
-    k: int = Query(10, ge=1, le=100),  # type: ignore[assignment]
+    request: HttpRequest, q: str, mode: SearchMode = "", k: ResultCount = 10
 ) -> dict[str, Any]:
     answer = selectors.search(user=request.auth, query=q, mode=mode, k=k)  # type: ignore[attr-defined]
     return {
@@ -33,7 +37,11 @@ def search(
     }
 
 
-@router.get("/documents", response=DocumentOut, summary="One document by URL")
+@router.get(
+    "/documents",
+    response={200: DocumentOut, **errors(403, 404, 422)},
+    summary="One document by URL",
+)
 def document(request: HttpRequest, url: str) -> dict[str, Any]:
     from quest.corpus import attribution
 
@@ -42,7 +50,11 @@ def document(request: HttpRequest, url: str) -> dict[str, Any]:
     return {**{f: getattr(doc, f) for f in fields}, "attribution": attribution(doc)}
 
 
-@router.get("/corpus", response=CorpusOut, summary="Sources, counts, licences and index state")
+@router.get(
+    "/corpus",
+    response={200: CorpusOut, **errors(403)},
+    summary="Sources, counts, licences and index state",
+)
 def corpus(request: HttpRequest) -> dict[str, Any]:
     overview = selectors.corpus_overview(user=request.auth)  # type: ignore[attr-defined]
     summary, index = overview["summary"], overview["index"]
@@ -52,23 +64,39 @@ def corpus(request: HttpRequest) -> dict[str, Any]:
     return {**data, "index": {**index.__dict__, "modes": list(index.modes)}}
 
 
-@router.get("/corpus/jobs", response=list[JobOut], summary="Recent loads and index builds")
+@router.get(
+    "/corpus/jobs",
+    response={200: list[JobOut], **errors(403)},
+    summary="Recent loads and index builds",
+)
 def jobs(request: HttpRequest) -> list[JobOut]:
     return [_job(j) for j in selectors.corpus_jobs(user=request.auth)[:50]]  # type: ignore[attr-defined]
 
 
-@router.get("/corpus/jobs/{job_id}", response=JobOut, summary="A job's progress and report")
-def job(request: HttpRequest, job_id: int) -> JobOut:
+@router.get(
+    "/corpus/jobs/{job_id}",
+    response={200: JobOut, **errors(403, 404, 422)},
+    summary="A job's progress and report",
+)
+def job(request: HttpRequest, job_id: Id) -> JobOut:
     return _job(selectors.corpus_job_get(user=request.auth, job_id=job_id))  # type: ignore[attr-defined]
 
 
-@router.post("/corpus/jobs", response={202: JobOut}, summary="Load a source or rebuild (admin)")
+@router.post(
+    "/corpus/jobs",
+    response={202: JobOut, **errors(403, 409, 422, body=True)},
+    summary="Load a source or rebuild (admin)",
+)
 def job_create(request: HttpRequest, payload: JobIn) -> Status[JobOut]:
     created = services.corpus_job_enqueue(user=request.auth, kind=payload.kind)  # type: ignore[attr-defined]
     return Status(202, _job(created))
 
 
-@router.post("/corpus/uploads", response={202: JobOut}, summary="Load your JSONL documents (admin)")
+@router.post(
+    "/corpus/uploads",
+    response={202: JobOut, **errors(403, 409, 422, body=True)},
+    summary="Load your JSONL documents (admin)",
+)
 def upload(request: HttpRequest, file: File[UploadedFile]) -> Status[JobOut]:
     created = services.corpus_job_enqueue(
         user=request.auth,  # type: ignore[attr-defined]

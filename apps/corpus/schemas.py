@@ -1,9 +1,11 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
-from ninja import Field, Schema
+from ninja import Schema
+
+from apps.corpus.models import JobKind, JobStatus
 
 
 class ResultOut(Schema):
@@ -42,13 +44,14 @@ class CorpusOut(Schema):
 
 
 class JobIn(Schema):
-    kind: str = Field(description="load_wiki | load_geo | index_bm25 | index_dense")
+    # A JSONL load comes with its file: POST /api/corpus/uploads.
+    kind: Literal[JobKind.LOAD_WIKI, JobKind.LOAD_GEO, JobKind.INDEX_BM25, JobKind.INDEX_DENSE]
 
 
 class JobOut(Schema):
     id: int
-    kind: str
-    status: str
+    kind: JobKind
+    status: JobStatus
     stage: str
     done: int
     total: int

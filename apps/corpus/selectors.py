@@ -11,7 +11,7 @@ from django.db.models import QuerySet
 from apps.accounts.models import User
 from apps.accounts.permissions import require_role
 from apps.accounts.roles import Role
-from apps.common.errors import Invalid, NotFound
+from apps.common.errors import Conflict, Invalid, NotFound
 from apps.corpus.models import CorpusJob
 
 _lock = threading.Lock()
@@ -41,6 +41,19 @@ def _status_key() -> tuple[Any, ...]:
     return (str(folder), *(_mtime(path) for path in watched))
 
 
+def _open_searcher(searcher_class: Any) -> Any:
+    # A BM25 build writes its files in place, one by one: a search that opens the index
+    # half-written (a fresh installation indexing its corpus) would be a 500. It is a moment's
+    # wait; the next search after the build opens the index whole.
+    try:
+        return searcher_class.open(_corpus_dir())
+    except (OSError, EOFError, ValueError) as exc:
+        raise Conflict(
+            "the search index cannot be read now (it is probably being rebuilt): try again in "
+            "a moment, or rebuild it on the corpus page"
+        ) from exc
+
+
 def searcher() -> Any:
     """The process's Searcher, reopened whenever an index was rebuilt or the corpus changed."""
     from quest.search.searcher import Searcher
@@ -50,7 +63,7 @@ def searcher() -> Any:
     key = _status_key()
     with _lock:
         if _cache.get("key") != key:
-            _cache["searcher"] = Searcher.open(_corpus_dir())
+            _cache["searcher"] = _open_searcher(Searcher)
             _cache["key"] = key
         return _cache["searcher"]
 
@@ -69,6 +82,24 @@ def store() -> Any:
             _cache["store"] = CorpusStore(_corpus_dir())
             _cache["store_key"] = key
         return _cache["store"]
+
+
+def corpus_distractors() -> Any:
+    """Names and unrelated pages from the corpus's titles for the probes' adversarial answers
+    (quest.rubric.TitleDistractors), or None while the corpus is empty. Built once per corpus
+    version: it reads every document."""
+    from quest.rubric import TitleDistractors
+
+    if not (_corpus_dir() / "corpus.json").exists():
+        return None
+    pages = store()
+    key = _status_key()
+    with _lock:
+        if _cache.get("distractors_key") != key:
+            documents = pages.documents()
+            _cache["distractors"] = TitleDistractors((d.url, d.title, d.text) for d in documents)
+            _cache["distractors_key"] = key
+        return _cache["distractors"]
 
 
 @dataclass(frozen=True)

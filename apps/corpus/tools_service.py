@@ -1,8 +1,9 @@
 """The search service QUEST's RL tools call: `POST /tools/search`, `POST /tools/scholar`
 (body `{"query": str | [str]}`) → `{"text", "metrics", "sources"}`, and `GET /tools/health`.
 
-Callers are training jobs, not people: they are let in from loopback, or with the bearer token
-set in QUESTWEB_TOOLS_TOKEN.
+Callers are training jobs, not people: they send the bearer token set in QUESTWEB_TOOLS_TOKEN.
+Without a token the service is closed (any local process could otherwise search on the app's
+behalf), unless QUESTWEB_TOOLS_OPEN=1 opens it to loopback callers on purpose.
 """
 
 from __future__ import annotations
@@ -25,15 +26,26 @@ MAX_QUERIES = 10
 RESULTS_PER_QUERY = 10
 
 
-def _allowed(request: HttpRequest) -> bool:
+CLOSED = (
+    "the tools service is closed: set QUESTWEB_TOOLS_TOKEN and send it as a bearer token "
+    "(or set QUESTWEB_TOOLS_OPEN=1 to let loopback callers in without one)"
+)
+
+
+def _refusal(request: HttpRequest) -> str | None:
+    """Why the caller is not let in, or None."""
     token = settings.TOOLS_TOKEN
     if token:
         header = request.headers.get("Authorization", "")
-        return hmac.compare_digest(header, f"Bearer {token}")
+        ok = hmac.compare_digest(header.encode(), f"Bearer {token}".encode())
+        return None if ok else "not allowed: send the tools token as a bearer token"
+    if not settings.TOOLS_OPEN:
+        return CLOSED
     try:
-        return ipaddress.ip_address(request.META.get("REMOTE_ADDR", "")).is_loopback
+        loopback = ipaddress.ip_address(request.META.get("REMOTE_ADDR", "")).is_loopback
     except ValueError:
-        return False
+        loopback = False
+    return None if loopback else "not allowed: the open tools service answers loopback only"
 
 
 def _queries(request: HttpRequest) -> list[str]:
@@ -53,10 +65,9 @@ def _queries(request: HttpRequest) -> list[str]:
 def _answer(request: HttpRequest, sources: Any) -> JsonResponse:
     from quest.search.format import format_searches
 
-    if not _allowed(request):
-        return JsonResponse(
-            {"detail": "not allowed: call from loopback or send the tools token"}, status=403
-        )
+    refusal = _refusal(request)
+    if refusal is not None:
+        return JsonResponse({"detail": refusal}, status=403)
     started = time.perf_counter()
     try:
         queries = _queries(request)

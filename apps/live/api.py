@@ -1,15 +1,17 @@
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
+from uuid import UUID
 
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.urls import reverse
-from ninja import Query, Router, Status
+from ninja import Field, Router, Status
 
 from apps.common.errors import Invalid
+from apps.common.schemas import Id, PageNumber, Seq, errors
 from apps.live import exports, llm, selectors, services
-from apps.live.models import Policy, Session
+from apps.live.models import Policy, Session, SessionStatus
 from apps.live.schemas import (
     EndpointIn,
     EndpointOut,
@@ -21,6 +23,17 @@ from apps.live.schemas import (
 )
 
 router = Router(tags=["live sessions"])
+
+PageSize = Annotated[int, Field(ge=1, le=100)]
+EventCount = Annotated[int, Field(ge=1, le=selectors.MAX_EVENTS_PER_PAGE)]
+ExportFormat = Literal["md", "json", "trajectory"]
+EXPORT_TYPES = {
+    "text/markdown": {"schema": {"type": "string"}},
+    "application/json": {"schema": {"type": "object"}},
+    "application/jsonl": {"schema": {"type": "string"}},
+}
+# An empty filter is no filter.
+ANY: Literal[""] = ""
 
 
 def session_out(session: Session) -> dict[str, Any]:
@@ -44,7 +57,11 @@ def session_out(session: Session) -> dict[str, Any]:
     }
 
 
-@router.post("/live/sessions", response={201: SessionOut}, summary="Start a research session")
+@router.post(
+    "/live/sessions",
+    response={201: SessionOut, **errors(403, 404, 409, 422, body=True)},
+    summary="Start a research session",
+)
 def session_create(request: HttpRequest, payload: SessionIn) -> Status[dict[str, Any]]:
     session = services.session_create(
         user=request.auth,  # type: ignore[attr-defined]
@@ -54,16 +71,20 @@ def session_create(request: HttpRequest, payload: SessionIn) -> Status[dict[str,
     return Status(201, session_out(session))
 
 
-@router.get("/live/sessions", response=SessionPageOut, summary="Sessions you may watch")
+@router.get(
+    "/live/sessions",
+    response={200: SessionPageOut, **errors(403, 422)},
+    summary="Sessions you may watch",
+)
 def session_list(
     request: HttpRequest,
-    status: str = "",
-    policy: str = "",
+    status: SessionStatus | Literal[""] = ANY,
+    policy: Policy | Literal[""] = ANY,
     mine: bool = False,
-    task_id: int | None = None,
+    task_id: Id | None = None,
     q: str = "",
-    page: int = Query(1, ge=1),  # type: ignore[assignment]
-    page_size: int = Query(25, ge=1, le=100),  # type: ignore[assignment]
+    page: PageNumber = 1,
+    page_size: PageSize = 25,
 ) -> dict[str, Any]:
     filters = selectors.SessionFilters(
         status=status, policy=policy, mine=mine, task_id=task_id, text=q
@@ -79,32 +100,41 @@ def session_list(
     }
 
 
-@router.get("/live/models", response=ModelsOut, summary="Policies and models a session may use")
+@router.get(
+    "/live/models",
+    response={200: ModelsOut, **errors()},
+    summary="Policies and models a session may use",
+)
 def models(request: HttpRequest) -> dict[str, Any]:
     return {"policies": list(Policy.values), "models": llm.model_choices()}
 
 
-@router.get("/live/sessions/{public_id}", response=SessionOut, summary="One session")
-def session_get(request: HttpRequest, public_id: str) -> dict[str, Any]:
+@router.get(
+    "/live/sessions/{public_id}",
+    response={200: SessionOut, **errors(403, 404, 422)},
+    summary="One session",
+)
+def session_get(request: HttpRequest, public_id: UUID) -> dict[str, Any]:
     return session_out(selectors.session_get(user=request.auth, public_id=public_id))  # type: ignore[attr-defined]
 
 
-@router.post("/live/sessions/{public_id}/stop", response=SessionOut, summary="Stop a session")
-def session_stop(request: HttpRequest, public_id: str) -> dict[str, Any]:
+@router.post(
+    "/live/sessions/{public_id}/stop",
+    response={200: SessionOut, **errors(403, 404, 409, 422)},
+    summary="Stop a session",
+)
+def session_stop(request: HttpRequest, public_id: UUID) -> dict[str, Any]:
     session = services.session_stop(user=request.auth, public_id=public_id)  # type: ignore[attr-defined]
     return session_out(session)
 
 
 @router.get(
     "/live/sessions/{public_id}/events",
-    response=EventPageOut,
+    response={200: EventPageOut, **errors(403, 404, 422)},
     summary="Events after a sequence number (resume with the last seq you saw)",
 )
 def session_events(
-    request: HttpRequest,
-    public_id: str,
-    after: int = Query(0, ge=0),  # type: ignore[assignment]
-    limit: int = Query(500, ge=1, le=selectors.MAX_EVENTS_PER_PAGE),  # type: ignore[assignment]
+    request: HttpRequest, public_id: UUID, after: Seq = 0, limit: EventCount = 500
 ) -> dict[str, Any]:
     session = selectors.session_get(user=request.auth, public_id=public_id)  # type: ignore[attr-defined]
     page = selectors.events_after(session=session, after=after, limit=limit)
@@ -119,11 +149,14 @@ def session_events(
 
 @router.get(
     "/live/sessions/{public_id}/export",
-    response={200: None},
+    response={200: None, **errors(403, 404, 422)},
     summary="The session as Markdown (md), JSON with every event (json) or its training "
     "trajectory as JSON lines (trajectory)",
+    openapi_extra={"responses": {200: {"content": EXPORT_TYPES}}},
 )
-def session_export(request: HttpRequest, public_id: str, format: str = "md") -> HttpResponse:
+def session_export(
+    request: HttpRequest, public_id: UUID, format: ExportFormat = "md"
+) -> HttpResponse:
     session = selectors.session_get(user=request.auth, public_id=public_id)  # type: ignore[attr-defined]
     return export_response(session, format)
 
@@ -154,12 +187,20 @@ def endpoint_out(endpoint: Any) -> dict[str, Any]:
     return {**{f: getattr(endpoint, f) for f in fields}, "has_key": bool(endpoint.api_key)}
 
 
-@router.get("/live/endpoints", response=list[EndpointOut], summary="LLM endpoints (admin)")
+@router.get(
+    "/live/endpoints",
+    response={200: list[EndpointOut], **errors(403)},
+    summary="LLM endpoints (admin)",
+)
 def endpoint_list(request: HttpRequest) -> list[dict[str, Any]]:
     return [endpoint_out(e) for e in selectors.endpoint_list(user=request.auth)]  # type: ignore[attr-defined]
 
 
-@router.post("/live/endpoints", response={201: EndpointOut}, summary="Add an LLM endpoint (admin)")
+@router.post(
+    "/live/endpoints",
+    response={201: EndpointOut, **errors(403, 409, 422, body=True)},
+    summary="Add an LLM endpoint (admin)",
+)
 def endpoint_create(request: HttpRequest, payload: EndpointIn) -> Status[dict[str, Any]]:
     saved = services.endpoint_save(
         user=request.auth,  # type: ignore[attr-defined]
@@ -169,8 +210,12 @@ def endpoint_create(request: HttpRequest, payload: EndpointIn) -> Status[dict[st
     return Status(201, endpoint_out(saved))
 
 
-@router.put("/live/endpoints/{endpoint_id}", response=EndpointOut, summary="Edit an endpoint")
-def endpoint_update(request: HttpRequest, endpoint_id: int, payload: EndpointIn) -> dict[str, Any]:
+@router.put(
+    "/live/endpoints/{endpoint_id}",
+    response={200: EndpointOut, **errors(403, 404, 409, 422, body=True)},
+    summary="Edit an endpoint",
+)
+def endpoint_update(request: HttpRequest, endpoint_id: Id, payload: EndpointIn) -> dict[str, Any]:
     saved = services.endpoint_save(
         user=request.auth,  # type: ignore[attr-defined]
         endpoint_id=endpoint_id,
@@ -179,7 +224,11 @@ def endpoint_update(request: HttpRequest, endpoint_id: int, payload: EndpointIn)
     return endpoint_out(saved)
 
 
-@router.delete("/live/endpoints/{endpoint_id}", response={204: None}, summary="Remove one")
-def endpoint_delete(request: HttpRequest, endpoint_id: int) -> Status[None]:
+@router.delete(
+    "/live/endpoints/{endpoint_id}",
+    response={204: None, **errors(403, 404, 422)},
+    summary="Remove one",
+)
+def endpoint_delete(request: HttpRequest, endpoint_id: Id) -> Status[None]:
     services.endpoint_delete(user=request.auth, endpoint_id=endpoint_id)  # type: ignore[attr-defined]
     return Status(204, None)

@@ -69,16 +69,25 @@ def _stop_requested(session_id: int) -> bool:
     return Session.objects.filter(pk=session_id, stop_requested=True).exists()
 
 
+def _judge_for(session: Session) -> Any:
+    """The configured judge model's client, or None. A policy never grades its own answers: an
+    llm session whose model is the judge model gets no judge (its judge leaves stay undecided)."""
+    model = settings.LLM_JUDGE_MODEL
+    if not model or (session.policy == Policy.LLM and model == session.model):
+        return None
+    return llm.client_for(model)
+
+
 def _agent_parts(session: Session, budgets: Any) -> tuple[Any, Any, Any]:
     """(policy, condenser, judge client) for the session."""
     from quest.agent import LLMCondenser, LLMPolicy, RuleCondenser, ScriptedPolicy
 
+    judge = _judge_for(session)
     if session.policy == Policy.SCRIPTED:
-        judge = llm.client_for(settings.LLM_JUDGE_MODEL) if settings.LLM_JUDGE_MODEL else None
         return ScriptedPolicy(), RuleCondenser(), judge
     client = llm.client_for(session.model)
     policy = LLMPolicy(client, max_turn_tokens=budgets.max_turn_tokens)
-    return policy, LLMCondenser(client), client
+    return policy, LLMCondenser(client), judge
 
 
 def _budgets(session: Session) -> Any:

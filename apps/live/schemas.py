@@ -1,32 +1,54 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 from uuid import UUID
 
 from ninja import Field, Schema
 
+from apps.common.schemas import Id
+from apps.live.models import Policy, SessionStatus, Visibility
+from apps.live.services import (
+    CONDENSE_LIMITS,
+    DEFAULT_BUDGETS,
+    MAX_QUESTION_CHARS,
+    TURN_LIMITS,
+    TURN_TOKEN_LIMITS,
+)
+
+Turns = Annotated[int, Field(ge=TURN_LIMITS[0], le=TURN_LIMITS[1])]
+CondenseTokens = Annotated[int, Field(ge=CONDENSE_LIMITS[0], le=CONDENSE_LIMITS[1])]
+TurnTokens = Annotated[int, Field(ge=TURN_TOKEN_LIMITS[0], le=TURN_TOKEN_LIMITS[1])]
+
 
 class SessionIn(Schema):
-    question: str = Field("", max_length=20_000)
-    task_id: int | None = None
-    policy: str = "scripted"
-    model: str = ""
-    max_turns: int | None = None
-    condense_at_tokens: int | None = None
-    max_turn_tokens: int | None = None
-    visibility: str = "public"
+    question: str = Field(
+        "", max_length=MAX_QUESTION_CHARS, description="Required unless task_id names a task"
+    )
+    task_id: Id | None = Field(None, description="Research this task's question")
+    policy: Policy = Policy.SCRIPTED
+    model: str = Field(
+        "", max_length=200, description="An llm policy's model (GET /api/live/models)"
+    )
+    max_turns: Turns | None = Field(None, description=f"Left out: {DEFAULT_BUDGETS['max_turns']:,}")
+    condense_at_tokens: CondenseTokens | None = Field(
+        None, description=f"Left out: {DEFAULT_BUDGETS['condense_at_tokens']:,}"
+    )
+    max_turn_tokens: TurnTokens | None = Field(
+        None, description=f"Left out: {DEFAULT_BUDGETS['max_turn_tokens']:,}"
+    )
+    visibility: Visibility = Visibility.PUBLIC
 
 
 class SessionOut(Schema):
     id: UUID
     question: str
     task_id: int | None
-    policy: str
+    policy: Policy
     model: str
     budgets: dict[str, Any]
-    status: str
-    visibility: str
+    status: SessionStatus
+    visibility: Visibility
     owner: str
     last_seq: int
     answer: str
@@ -58,14 +80,14 @@ class GapOut(Schema):
 
 class EventPageOut(Schema):
     session: UUID
-    status: str
+    status: SessionStatus
     last_seq: int
     events: list[EventOut]
     gaps: list[dict[str, int]]
 
 
 class ModelsOut(Schema):
-    policies: list[str]
+    policies: list[Policy]
     models: list[str]
 
 

@@ -43,7 +43,7 @@ class TaskScorer:
         report = result.report
         score: dict[str, Any] = {
             "root_score": report.root_score,
-            "lower": report.root_score,
+            "lower": report.root_score_lower,
             "upper": report.root_score_upper,
             "complete": report.complete,
             "final": final,

@@ -69,11 +69,19 @@ def _question(user: Any, request: SessionRequest) -> tuple[str, Any]:
     return question, None
 
 
-def _model(request: SessionRequest) -> str:
+LLM_PERMISSION = "accounts.use_llm"
+
+
+def _model(user: Any, request: SessionRequest) -> str:
     if request.policy not in Policy.values:
         raise Invalid(f"policy must be one of {', '.join(Policy.values)}")
     if request.policy == Policy.SCRIPTED:
         return ""
+    if not user.has_perm(LLM_PERMISSION):
+        raise Forbidden(
+            "LLM sessions spend model endpoints: an admin must grant you "
+            "'Can start live sessions with LLM policies'; the scripted policy is open to all"
+        )
     choices = llm.model_choices()
     model = request.model or (choices[0] if choices else "")
     if model not in choices:
@@ -84,7 +92,7 @@ def _model(request: SessionRequest) -> str:
 def session_create(*, user: Any, request: SessionRequest) -> Session:
     require_role(user, Role.VIEWER)
     question, task = _question(user, request)
-    model = _model(request)
+    model = _model(user, request)
     if request.visibility not in Visibility.values:
         raise Invalid(f"visibility must be one of {', '.join(Visibility.values)}")
     budgets = {

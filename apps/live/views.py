@@ -14,7 +14,7 @@ from apps.common.errors import DomainError
 from apps.live import llm, selectors, services
 from apps.live.api import export_response
 from apps.live.models import Policy, SessionStatus, Visibility
-from apps.rubrics.tree_view import tree_rows
+from apps.rubrics.tree_view import has_judge_leaves, tree_rows
 
 
 def _int(value: str | None) -> int | None:
@@ -48,6 +48,7 @@ def session_list(request: HttpRequest) -> HttpResponse:
         "querystring": urlencode(kept),
         "statuses": SessionStatus.choices,
         "policies": Policy.choices,
+        "may_use_llm": request.user.has_perm(services.LLM_PERMISSION),
         "visibilities": Visibility.choices,
         "models": llm.model_choices(),
         "task_id": request.GET.get("task", ""),
@@ -85,6 +86,7 @@ def _page_context(request: HttpRequest, public_id: Any) -> dict[str, Any]:
     return {
         "session": session,
         "rows": tree_rows(version.tree) if version else [],
+        "judge_leaves": has_judge_leaves(version.tree if version else None),
         "can_stop": session.owner_id == request.user.pk or selectors.can_manage(request.user),
     }
 

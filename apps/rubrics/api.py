@@ -1,22 +1,37 @@
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from django.http import HttpRequest
-from ninja import File, Query, Router, Status
+from ninja import Field, File, Router, Status
 from ninja.files import UploadedFile
 
 from apps.common.errors import Invalid
 from apps.common.jsonbody import loads_untrusted
-from apps.rubrics import engine, evaluation, selectors, services
-from apps.rubrics.models import RubricVersion, Task, TaskImport
+from apps.common.schemas import Id, PageNumber, VersionNumber, errors, read_body_as
+from apps.rubrics import engine, evaluation, imports, selectors, services
+from apps.rubrics.models import (
+    AuditState,
+    Complexity,
+    ProbeRun,
+    RubricVersion,
+    Task,
+    TaskImport,
+    TaskType,
+)
 from apps.rubrics.schemas import (
     AnswerIn,
     DiffOut,
     EvaluationOut,
     ImportOut,
+    ProbeIn,
+    ProbeRunOut,
+    ProbeRunSummaryOut,
+    RubricTree,
+    ScoreOut,
     TaskOut,
     TaskPageOut,
+    TaskRecordIn,
     ValidationOut,
     VerdictsIn,
     VersionIn,
@@ -66,17 +81,26 @@ def _import(job: TaskImport) -> ImportOut:
     return ImportOut.model_validate(job, from_attributes=True)
 
 
-@router.get("/tasks", response=TaskPageOut, summary="List tasks with filters and pagination")
+PageSize = Annotated[int, Field(ge=1, le=selectors.MAX_PAGE_SIZE)]
+# An empty filter is no filter.
+ANY: Literal[""] = ""
+
+
+@router.get(
+    "/tasks",
+    response={200: TaskPageOut, **errors(403, 422)},
+    summary="List tasks with filters and pagination",
+)
 def tasks_list(
     request: HttpRequest,
     q: str = "",
-    type: str = "",
+    type: TaskType | Literal[""] = ANY,
     category: str = "",
     subcategory: str = "",
-    complexity: str = "",
-    audit_state: str = "",
-    page: int = 1,
-    page_size: int = Query(50, ge=1, le=selectors.MAX_PAGE_SIZE),  # type: ignore[assignment]
+    complexity: Complexity = Complexity.NONE,
+    audit_state: AuditState | Literal[""] = ANY,
+    page: PageNumber = 1,
+    page_size: PageSize = 50,
 ) -> dict[str, Any]:
     filters = selectors.TaskFilters(q, type, category, subcategory, complexity, audit_state)
     result = selectors.task_page(user=request.auth, filters=filters, page=page, page_size=page_size)  # type: ignore[attr-defined]
@@ -88,7 +112,14 @@ def tasks_list(
     }
 
 
-@router.post("/tasks", response={201: TaskOut}, summary="Create one task (admin)")
+@router.post(
+    "/tasks",
+    response={201: TaskOut, **errors(403, 422, body=True)},
+    summary="Create one task (admin)",
+    openapi_extra=read_body_as(
+        TaskRecordIn, description="One task record, read as an import file's records are"
+    ),
+)
 def tasks_create(request: HttpRequest) -> Status[dict[str, Any]]:
     record = _json_body(request)
     if not isinstance(record, dict):
@@ -102,33 +133,50 @@ def _task_out(task: Task) -> dict[str, Any]:
     return {
         **_summary(task),
         "solution": task.solution,
+        "reference_answer": task.reference_answer,
         "provenance": task.provenance,
         "tree": version.tree if version else None,
     }
 
 
-@router.get("/tasks/{task_id}", response=TaskOut, summary="A task with its current tree")
-def tasks_get(request: HttpRequest, task_id: int) -> dict[str, Any]:
+@router.get(
+    "/tasks/{task_id}",
+    response={200: TaskOut, **errors(403, 404, 422)},
+    summary="A task with its current tree",
+)
+def tasks_get(request: HttpRequest, task_id: Id) -> dict[str, Any]:
     return _task_out(selectors.task_get(user=request.auth, task_id=task_id))  # type: ignore[attr-defined]
 
 
-@router.get("/tasks/{task_id}/versions", response=list[VersionSummaryOut], summary="Versions")
-def versions_list(request: HttpRequest, task_id: int) -> list[dict[str, Any]]:
+@router.get(
+    "/tasks/{task_id}/versions",
+    response={200: list[VersionSummaryOut], **errors(403, 404, 422)},
+    summary="Versions",
+)
+def versions_list(request: HttpRequest, task_id: Id) -> list[dict[str, Any]]:
     versions = selectors.version_list(user=request.auth, task_id=task_id)  # type: ignore[attr-defined]
     return [_version(v, tree=False) for v in versions]
 
 
-@router.get("/tasks/{task_id}/versions/{number}", response=VersionOut, summary="One version")
-def versions_get(request: HttpRequest, task_id: int, number: int) -> dict[str, Any]:
+@router.get(
+    "/tasks/{task_id}/versions/{number}",
+    response={200: VersionOut, **errors(403, 404, 422)},
+    summary="One version",
+)
+def versions_get(request: HttpRequest, task_id: Id, number: VersionNumber) -> dict[str, Any]:
     version = selectors.version_get(user=request.auth, task_id=task_id, number=number)  # type: ignore[attr-defined]
     return _version(version, tree=True)
 
 
-@router.post("/tasks/{task_id}/versions", response={201: VersionOut}, summary="Save an edited tree")
+@router.post(
+    "/tasks/{task_id}/versions",
+    response={201: VersionOut, **errors(403, 404, 409, 422, body=True)},
+    summary="Save an edited tree (reviewer, or an annotator holding an audit assignment on it)",
+)
 def versions_create(
-    request: HttpRequest, task_id: int, payload: VersionIn
+    request: HttpRequest, task_id: Id, payload: VersionIn
 ) -> Status[dict[str, Any]]:
-    version = services.version_create(
+    version = services.version_edit(
         user=request.auth,  # type: ignore[attr-defined]
         task_id=task_id,
         tree=payload.tree,
@@ -138,15 +186,28 @@ def versions_create(
     return Status(201, _version(version, tree=True))
 
 
-@router.get("/tasks/{task_id}/diff", response=DiffOut, summary="Diff two versions")
-def versions_diff(request: HttpRequest, task_id: int, a: int, b: int) -> dict[str, Any]:
+@router.get(
+    "/tasks/{task_id}/diff",
+    response={200: DiffOut, **errors(403, 404, 422)},
+    summary="Diff two versions",
+)
+def versions_diff(
+    request: HttpRequest, task_id: Id, a: VersionNumber, b: VersionNumber
+) -> dict[str, Any]:
     user = request.auth  # type: ignore[attr-defined]
     old = selectors.version_get(user=user, task_id=task_id, number=a)
     new = selectors.version_get(user=user, task_id=task_id, number=b)
     return {"a": a, "b": b, "changes": [c.to_dict() for c in diff_trees(old.tree, new.tree)]}
 
 
-@router.post("/rubrics/validate", response=ValidationOut, summary="Validate a tree of any shape")
+@router.post(
+    "/rubrics/validate",
+    response={200: ValidationOut, **errors(403, 422, body=True)},
+    summary="Validate a tree of any shape",
+    openapi_extra=read_body_as(
+        RubricTree, description="The tree; a body that is no tree is answered valid: false"
+    ),
+)
 def rubrics_validate(request: HttpRequest) -> dict[str, Any]:
     raw = _json_body(request)
     try:
@@ -162,32 +223,104 @@ def rubrics_validate(request: HttpRequest) -> dict[str, Any]:
     }
 
 
-@router.post("/imports", response={202: ImportOut}, summary="Import a JSON/JSONL file (admin)")
+@router.post(
+    "/imports",
+    response={202: ImportOut, **errors(403, 422, body=True)},
+    summary="Import a JSON/JSONL file (admin)",
+)
 def imports_create(request: HttpRequest, file: File[UploadedFile]) -> Status[ImportOut]:
-    job = services.task_import_enqueue(
+    job = imports.task_import_enqueue(
         user=request.auth,  # type: ignore[attr-defined]
         filename=file.name or "upload.json",
-        payload=file.read(services.MAX_UPLOAD_BYTES + 1),
+        payload=file.read(imports.MAX_UPLOAD_BYTES + 1),
     )
     return Status(202, _import(job))
 
 
-@router.get("/imports/{import_id}", response=ImportOut, summary="An import's progress and report")
-def imports_get(request: HttpRequest, import_id: int) -> ImportOut:
-    return _import(selectors.task_import_get(user=request.auth, import_id=import_id))  # type: ignore[attr-defined]
+@router.get(
+    "/imports/{import_id}",
+    response={200: ImportOut, **errors(403, 404, 422)},
+    summary="An import's progress and report",
+)
+def imports_get(request: HttpRequest, import_id: Id) -> ImportOut:
+    return _import(imports.task_import_status(user=request.auth, import_id=import_id))  # type: ignore[attr-defined]
 
 
-@router.post("/tasks/{task_id}/score", summary="Score the current tree from leaf verdicts")
-def tasks_score(request: HttpRequest, task_id: int, payload: VerdictsIn) -> dict[str, Any]:
+@router.post(
+    "/imports/{import_id}/cancel",
+    response={200: ImportOut, **errors(403, 404, 409, 422)},
+    summary="Cancel a queued or running import: it ends failed and writes nothing (admin)",
+)
+def imports_cancel(request: HttpRequest, import_id: Id) -> ImportOut:
+    return _import(imports.task_import_cancel(user=request.auth, import_id=import_id))  # type: ignore[attr-defined]
+
+
+@router.post(
+    "/tasks/{task_id}/score",
+    response={200: ScoreOut, **errors(403, 404, 422, body=True)},
+    summary="Score the current tree from leaf verdicts",
+)
+def tasks_score(request: HttpRequest, task_id: Id, payload: VerdictsIn) -> dict[str, Any]:
     report = evaluation.task_score(user=request.auth, task_id=task_id, verdicts=payload.verdicts)  # type: ignore[attr-defined]
     return report.to_dict()
 
 
 @router.post(
     "/tasks/{task_id}/evaluate",
-    response=EvaluationOut,
+    response={200: EvaluationOut, **errors(403, 404, 422, body=True)},
     summary="Evaluate an answer: per-node results and the reward breakdown",
 )
-def tasks_evaluate(request: HttpRequest, task_id: int, payload: AnswerIn) -> dict[str, Any]:
+def tasks_evaluate(request: HttpRequest, task_id: Id, payload: AnswerIn) -> dict[str, Any]:
     result = evaluation.task_try_answer(user=request.auth, task_id=task_id, answer=payload.answer)  # type: ignore[attr-defined]
     return {"report": result.report.to_dict(), "reward": result.reward}
+
+
+def _probe(run: ProbeRun, *, report: bool = True) -> dict[str, Any]:
+    out = {
+        "id": run.pk,
+        "task_id": run.task_id,
+        "version": run.version.number,
+        "status": run.status,
+        "verdict": run.verdict,
+        "judge": run.judge,
+        "error": run.error,
+        "created_by": run.created_by.username if run.created_by else None,
+        "created_at": run.created_at,
+        "finished_at": run.finished_at,
+    }
+    return {**out, "report": run.report} if report else out
+
+
+@router.post(
+    "/tasks/{task_id}/probes",
+    response={202: ProbeRunOut, **errors(403, 404, 422, body=True)},
+    summary="Probe a version's tree: is it a reward a policy can be trained on? (annotator)",
+)
+def probes_create(
+    request: HttpRequest, task_id: Id, payload: ProbeIn | None = None
+) -> Status[dict[str, Any]]:
+    run = services.probe_enqueue(
+        user=request.auth,  # type: ignore[attr-defined]
+        task_id=task_id,
+        version=payload.version if payload else None,
+    )
+    return Status(202, _probe(run))
+
+
+@router.get(
+    "/tasks/{task_id}/probes",
+    response={200: list[ProbeRunSummaryOut], **errors(403, 404, 422)},
+    summary="A task's probe runs",
+)
+def probes_list(request: HttpRequest, task_id: Id) -> list[dict[str, Any]]:
+    runs = selectors.probe_runs(user=request.auth, task_id=task_id)  # type: ignore[attr-defined]
+    return [_probe(run, report=False) for run in runs]
+
+
+@router.get(
+    "/probes/{run_id}",
+    response={200: ProbeRunOut, **errors(403, 404, 422)},
+    summary="A probe run with its report",
+)
+def probes_get(request: HttpRequest, run_id: Id) -> dict[str, Any]:
+    return _probe(selectors.probe_get(user=request.auth, run_id=run_id))  # type: ignore[attr-defined]

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from apps.common.errors import Invalid
+from apps.common.storable import unstorable
 from quest.rubric.errors import RubricError
 from quest.rubric.importers import import_tree as _import_tree
 from quest.rubric.model import RubricTree
@@ -34,6 +35,10 @@ class Checked:
 
 def check_tree(raw: Any) -> Checked:
     """Import a tree in any supported shape and validate it."""
+    # NaN, Infinity, lone surrogates and NUL pass the engine but not PostgreSQL.
+    problem = unstorable(raw, field="tree")
+    if problem is not None:
+        raise InvalidTree((problem,))
     try:
         imported = _import_tree(raw)
     except RubricError as exc:

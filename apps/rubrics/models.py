@@ -40,6 +40,9 @@ class Task(models.Model):
     complexity = models.CharField(max_length=2, choices=Complexity.choices, blank=True)
     # {item: {description, reference_urls}} as QUEST writes it, or free text in "text".
     solution = models.JSONField(default=dict, blank=True)
+    # The solution written out as an answer (Markdown with citations): what probes score as the
+    # reference. Empty: the probes write one from `solution`.
+    reference_answer = models.TextField(blank=True)
     # Where the task came from: generator, batch, source file and line, external id.
     provenance = models.JSONField(default=dict, blank=True)
     audit_state = models.CharField(
@@ -111,6 +114,8 @@ class TaskImport(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
     )
     created_at = models.DateTimeField(default=timezone.now)
+    # When a worker began reading it: the watchdog fails a job running for too long.
+    started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -118,3 +123,53 @@ class TaskImport(models.Model):
 
     def __str__(self) -> str:
         return f"Import {self.pk} ({self.filename}, {self.status})"
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in (ImportStatus.QUEUED, ImportStatus.RUNNING)
+
+
+class ProbeStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Probing"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+
+
+class ProbeVerdict(models.TextChoices):
+    NONE = "", "Not decided"
+    SOUND = "sound", "Sound"
+    UNSOUND = "unsound", "Unsound"
+    UNDECIDED = "undecided", "Undecided"
+
+
+class ProbeRun(models.Model):
+    """One probe of a rubric version: the reference answer and an adversarial battery scored with
+    the real reward (quest.rubric.probe_tree). Only a version whose latest run is sound trains."""
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="probe_runs")
+    version = models.ForeignKey(RubricVersion, on_delete=models.CASCADE, related_name="probe_runs")
+    status = models.CharField(
+        max_length=16, choices=ProbeStatus.choices, default=ProbeStatus.QUEUED
+    )
+    verdict = models.CharField(max_length=16, choices=ProbeVerdict.choices, blank=True)
+    # ProbeReport.to_dict(): verdict, reasons, untested, judge, limits and every probe.
+    report = models.JSONField(default=dict, blank=True)
+    judge = models.CharField(max_length=200, blank=True)
+    error = models.TextField(blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["version", "-created_at"], name="probe_run_version_latest")]
+
+    def __str__(self) -> str:
+        return f"Probe {self.pk} of task {self.task_id} ({self.status})"
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in (ProbeStatus.QUEUED, ProbeStatus.RUNNING)

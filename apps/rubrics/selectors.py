@@ -9,9 +9,10 @@ from django.db.models import Q, QuerySet
 
 from apps.accounts.models import User
 from apps.accounts.permissions import require_role
-from apps.accounts.roles import Role
+from apps.accounts.roles import ROLE_REQUIREMENT, Role
+from apps.audit.models import Assignment, AssignmentStatus, CampaignStatus
 from apps.common.errors import NotFound
-from apps.rubrics.models import RubricVersion, Task, TaskImport
+from apps.rubrics.models import ProbeRun, RubricVersion, Task, TaskImport
 
 MAX_PAGE_SIZE = 200
 
@@ -88,6 +89,20 @@ def version_get(*, user: User, task_id: int, number: int) -> RubricVersion:
     return version
 
 
+def task_editable(*, user: User, task_id: int) -> bool:
+    """Whether `user` may save a new version of a task's tree: a reviewer or above always, an
+    annotator while holding an active assignment on it in an open audit campaign. Reads audit's
+    Assignment table directly (read only): apps.audit.selectors has no "holds this task" read."""
+    if user.has_perm(ROLE_REQUIREMENT[Role.REVIEWER]):
+        return True
+    return Assignment.objects.filter(
+        annotator=user,
+        item__task_id=task_id,
+        status=AssignmentStatus.ACTIVE,
+        campaign__status=CampaignStatus.OPEN,
+    ).exists()
+
+
 def task_import_get(*, user: User, import_id: int) -> TaskImport:
     require_role(user, Role.ADMIN)
     job = TaskImport.objects.defer("payload").filter(pk=import_id).first()
@@ -99,3 +114,28 @@ def task_import_get(*, user: User, import_id: int) -> TaskImport:
 def task_import_list(*, user: User) -> QuerySet[TaskImport]:
     require_role(user, Role.ADMIN)
     return TaskImport.objects.defer("payload").order_by("-created_at")
+
+
+def probe_latest(*, version: RubricVersion | None) -> ProbeRun | None:
+    """The newest probe run of a version (the one its soundness badge shows); callers have
+    already read the version's task."""
+    if version is None:
+        return None
+    return version.probe_runs.select_related("version").order_by("-created_at", "-pk").first()
+
+
+def probe_runs(*, user: User, task_id: int) -> QuerySet[ProbeRun]:
+    task = task_get(user=user, task_id=task_id)
+    return task.probe_runs.select_related("version", "created_by").order_by("-created_at", "-pk")
+
+
+def probe_get(*, user: User, run_id: int, task_id: int | None = None) -> ProbeRun:
+    """One probe run; with `task_id`, only a run of that task."""
+    require_role(user, Role.VIEWER)
+    runs = ProbeRun.objects.select_related("version", "created_by")
+    if task_id is not None:
+        runs = runs.filter(task_id=task_id)
+    run = runs.filter(pk=run_id).first()
+    if run is None:
+        raise NotFound(f"no probe run {run_id}" + (f" of task {task_id}" if task_id else ""))
+    return run

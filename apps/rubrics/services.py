@@ -6,25 +6,32 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from apps.accounts.models import User
 from apps.accounts.permissions import require_role
 from apps.accounts.roles import Role
-from apps.common.errors import Conflict, Invalid, NotFound
-from apps.rubrics import engine
-from apps.rubrics.models import Complexity, ImportStatus, RubricVersion, Task, TaskImport, TaskType
+from apps.common.errors import Conflict, DomainError, Forbidden, Invalid, NotFound
+from apps.common.storable import ensure_storable
+from apps.rubrics import engine, selectors
+from apps.rubrics.models import (
+    Complexity,
+    ProbeRun,
+    ProbeStatus,
+    RubricVersion,
+    Task,
+    TaskType,
+)
 from apps.rubrics.records import open_records
+from apps.rubrics.solutions import probe_text
 
 log = logging.getLogger(__name__)
 
-MAX_UPLOAD_BYTES = 200 * 1024 * 1024
-MAX_REJECTS_KEPT = 200
-PROGRESS_EVERY = 100
 BATCH = 500
 QUESTION_MAX = 20_000
-TEXT_FIELDS = {"category": 64, "subcategory": 64}
+TEXT_FIELDS = {"category": 64, "subcategory": 64, "reference_answer": 50_000}
 
 
 @dataclass(frozen=True)
@@ -43,7 +50,7 @@ def _text(record: Mapping[str, Any], key: str, limit: int) -> str:
     if not isinstance(value, str):
         raise Invalid(f"{key} must be a string")
     if len(value) > limit:
-        raise Invalid(f"{key} is longer than {limit} characters")
+        raise Invalid(f"{key} is longer than {limit:,} characters")
     return value.strip()
 
 
@@ -56,6 +63,8 @@ def _choice(record: Mapping[str, Any], key: str, choices: type[Any], default: st
 
 def task_prepare(record: Mapping[str, Any]) -> PreparedTask:
     """Check one task record (any supported shape) and turn it into canonical data."""
+    # First, so no value PostgreSQL would refuse reaches the engine, a message or the database.
+    ensure_storable(record, field="")
     raw_tree = record.get("rubric", record.get("rubric_tree", record.get("tree")))
     if raw_tree is None:
         raise Invalid("no rubric tree (expected one of: rubric, rubric_tree, tree)")
@@ -121,8 +130,10 @@ def version_create(
     *, user: User, task_id: int, tree: Any, note: str = "", base_number: int | None = None
 ) -> RubricVersion:
     """A new immutable version that becomes current. `base_number` guards against lost edits:
-    when given, it must be the current version's number."""
+    when given, it must be the current version's number. Callers authorize: version_edit for
+    people's own edits, the audit services for edits made in an assignment."""
     require_role(user, Role.ANNOTATOR)
+    ensure_storable(note, field="note")  # the tree is checked with everything else, below
     task = Task.objects.select_for_update().filter(pk=task_id).first()
     if task is None:
         raise NotFound(f"no task {task_id}")
@@ -148,62 +159,24 @@ def version_create(
     return version
 
 
-def task_import_enqueue(*, user: User, filename: str, payload: bytes) -> TaskImport:
-    require_role(user, Role.ADMIN)
-    if not payload.strip():
-        raise Invalid("the file is empty")
-    if len(payload) > MAX_UPLOAD_BYTES:
-        raise Invalid(f"the file is larger than {MAX_UPLOAD_BYTES // (1024 * 1024)} MB")
-    from apps.rubrics.tasks import cpu_import_tasks
-
-    with transaction.atomic():
-        job = TaskImport.objects.create(filename=filename[:255], payload=payload, created_by=user)
-        transaction.on_commit(lambda: cpu_import_tasks.delay(job.pk))
-    return job
-
-
-def _progress(job_id: int, **fields: Any) -> None:
-    TaskImport.objects.filter(pk=job_id).update(**fields)
-
-
-def task_import_run(*, import_id: int) -> TaskImport:
-    """Check every record, then write all of them in one transaction, or none."""
-    job = TaskImport.objects.filter(pk=import_id).first()
-    if job is None:
-        raise NotFound(f"no import {import_id}")
-    if job.status not in (ImportStatus.QUEUED, ImportStatus.RUNNING):
-        return job  # a redelivered message for a finished import
-    try:
-        source = open_records(bytes(job.payload), job.filename)
-    except ValueError as exc:
-        _progress(job.pk, status=ImportStatus.FAILED, error=str(exc), finished_at=timezone.now())
-        return TaskImport.objects.get(pk=job.pk)
-    _progress(job.pk, status=ImportStatus.RUNNING, total=source.total, processed=0)
-    prepared: list[PreparedTask] = []
-    rejected: list[dict[str, str]] = []
-    rejected_count = 0
-    for processed, record in enumerate(source.records, start=1):
-        error = record.error
-        if not error and record.data is not None:
-            try:
-                prepared.append(task_prepare(record.data))
-            except Invalid as exc:
-                error = exc.message
-        if error:
-            rejected_count += 1
-            if len(rejected) < MAX_REJECTS_KEPT:
-                rejected.append({"record": record.where, "error": error})
-        if processed % PROGRESS_EVERY == 0:
-            _progress(job.pk, processed=processed)
-    done = {"processed": source.total, "finished_at": timezone.now(), "payload": b""}
-    if rejected_count or not prepared:
-        if not prepared and not rejected:
-            rejected.append({"record": "file", "error": "the file holds no tasks"})
-        _progress(job.pk, status=ImportStatus.REJECTED, rejected=rejected, **done)
-    else:
-        tasks_write(user=job.created_by, prepared=prepared, note=f"imported from {job.filename}")
-        _progress(job.pk, status=ImportStatus.DONE, imported=len(prepared), **done)
-    return TaskImport.objects.get(pk=job.pk)
+def version_edit(
+    *, user: User, task_id: int, tree: Any, note: str = "", base_number: int | None
+) -> RubricVersion:
+    """A person's edit of a task's tree (REST): reviewers and admins may edit any task, an
+    annotator only one they hold an open audit assignment on; always on top of a named version,
+    so nobody overwrites an edit they never saw."""
+    require_role(user, Role.ANNOTATOR)
+    if not selectors.task_editable(user=user, task_id=task_id):
+        raise Forbidden(
+            f"annotators may save versions of task {task_id} only while they hold an open "
+            "audit assignment on it; claim it in an audit campaign or ask a reviewer"
+        )
+    if base_number is None:
+        raise Invalid(
+            "base_version is required: the number of the version you edited (the save is "
+            "refused if it is no longer the current one)"
+        )
+    return version_create(user=user, task_id=task_id, tree=tree, note=note, base_number=base_number)
 
 
 def demo_tasks_load(*, path: Path) -> int:
@@ -222,3 +195,93 @@ def demo_tasks_load(*, path: Path) -> int:
             prepared.append(task_prepare(record.data))
     tasks_write(user=None, prepared=prepared, note="demo data")
     return len(prepared)
+
+
+def probe_enqueue(*, user: User, task_id: int, version: int | None = None) -> ProbeRun:
+    """Queue a probe of one version of a task's tree (the current one unless `version`, a
+    version number, names another) on the cpu queue."""
+    require_role(user, Role.ANNOTATOR)
+    task = Task.objects.select_related("current_version").filter(pk=task_id).first()
+    if task is None:
+        raise NotFound(f"no task {task_id}")
+    target = (
+        task.current_version if version is None else task.versions.filter(number=version).first()
+    )
+    if target is None:
+        raise NotFound(
+            f"task {task_id} has no version {version}"
+            if version
+            else f"task {task_id} has no rubric tree"
+        )
+    if not probe_text(task):
+        raise Invalid(
+            f"task {task_id} has no reference answer or solution to probe with: "
+            "add a reference_answer (Markdown citing its sources) to the task"
+        )
+    from apps.rubrics.tasks import cpu_probe_tree
+
+    with transaction.atomic():
+        run = ProbeRun.objects.create(task=task, version=target, created_by=user)
+        transaction.on_commit(lambda: cpu_probe_tree.delay(run.pk))
+    return run
+
+
+def _judge_client() -> Any:
+    """The configured judge (QUESTWEB_JUDGE_MODEL), or None: judge leaves then stay undecided."""
+    if not settings.LLM_JUDGE_MODEL:
+        return None
+    from apps.live import llm
+
+    try:
+        return llm.client_for(settings.LLM_JUDGE_MODEL)
+    except ValueError as exc:
+        raise Invalid(
+            f"the judge model {settings.LLM_JUDGE_MODEL!r} cannot be used: {exc}"
+        ) from exc
+
+
+def _probe(run: ProbeRun, judge: Any) -> dict[str, Any]:
+    from apps.corpus.selectors import corpus_distractors, corpus_store
+    from quest.rubric import probe_tree
+
+    text = probe_text(run.task)
+    if not text:
+        raise Invalid("the task has no reference answer or solution to probe with")
+    report = probe_tree(
+        engine.load(run.version.tree),
+        text,
+        corpus_store(),
+        judge,
+        distractors=corpus_distractors(),
+        question=run.task.question,
+    )
+    return {
+        "status": ProbeStatus.DONE,
+        "verdict": report.verdict,
+        "report": report.to_dict(),
+        "judge": report.judge[:200],
+    }
+
+
+def _failure(exc: Exception) -> str:
+    if isinstance(exc, DomainError):
+        return exc.message
+    return f"the probe failed: {type(exc).__name__}: {str(exc)[:500]}"
+
+
+def probe_run(*, run_id: int, judge: Any = None) -> ProbeRun:
+    """Score the reference answer and the adversarial battery against the run's version; `judge`
+    (a ChatClient) overrides the configured judge model."""
+    run = ProbeRun.objects.select_related("task", "version").filter(pk=run_id).first()
+    if run is None:
+        raise NotFound(f"no probe run {run_id}")
+    if not run.is_active:
+        return run  # a redelivered message for a finished run
+    ProbeRun.objects.filter(pk=run.pk).update(status=ProbeStatus.RUNNING)
+    try:
+        fields = _probe(run, judge if judge is not None else _judge_client())
+    except Exception as exc:
+        log.exception("probe run %s failed", run_id)
+        fields = {"status": ProbeStatus.FAILED, "error": _failure(exc)}
+    ProbeRun.objects.filter(pk=run.pk).update(finished_at=timezone.now(), **fields)
+    return ProbeRun.objects.select_related("task", "version").get(pk=run.pk)

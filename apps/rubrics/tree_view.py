@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from apps.common.links import http_url
+
 
 @dataclass
 class Row:
@@ -66,17 +68,47 @@ def tree_rows(tree: Mapping[str, Any], results: Mapping[str, Any] | None = None)
     return rows
 
 
+def has_judge_leaves(tree: Mapping[str, Any] | None) -> bool:
+    """Whether any leaf of a canonical tree is judged by an LLM (pages then say when no judge
+    model is configured; a tree of deterministic checks never needs one)."""
+    stack = [tree.get("root")] if tree else []
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, Mapping):
+            continue
+        children = node.get("children") or []
+        check = node.get("check") or {}
+        if not children and isinstance(check, Mapping) and check.get("kind") == "judge":
+            return True
+        stack.extend(children)
+    return False
+
+
+def _sources(value: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+    """An item's source URLs: those that may be links (http and https) and the rest."""
+    urls = value.get("reference_urls") or value.get("urls") or []
+    links: list[str] = []
+    others: list[str] = []
+    for url in urls if isinstance(urls, list) else []:
+        href = http_url(url)
+        if href is not None:
+            links.append(href)
+        elif isinstance(url, str):
+            others.append(url)
+    return links, others
+
+
 def solution_items(solution: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The reference solution as items with their source URLs (QUEST's
-    `{item: {description, reference_urls}}`, or free text)."""
+    `{item: {description, reference_urls}}`, or free text). `urls` holds only http(s) URLs, safe
+    as links; `other_urls` the rest (javascript:, data:, …), to be shown as text if at all."""
     items = []
     for name, value in solution.items():
         if isinstance(value, dict):
-            urls = value.get("reference_urls") or value.get("urls") or []
-            urls = [u for u in urls if isinstance(u, str)] if isinstance(urls, list) else []
-            items.append({"name": name, "description": value.get("description", ""), "urls": urls})
+            urls, other_urls = _sources(value)
+            item = {"name": name, "description": value.get("description", "")}
         else:
-            items.append(
-                {"name": "" if name == "text" else name, "description": str(value), "urls": []}
-            )
+            urls, other_urls = [], []
+            item = {"name": "" if name == "text" else name, "description": str(value)}
+        items.append({**item, "urls": urls, "other_urls": other_urls})
     return items

@@ -10,7 +10,10 @@ urlpatterns = [
     path("", views.task_list, name="list"),
     path("import/", views.task_import, name="import"),
     path("import/<int:import_id>/", views.task_import_detail, name="import-detail"),
+    path("import/<int:import_id>/cancel/", views.task_import_cancel, name="import-cancel"),
     path("<int:task_id>/", views.task_detail, name="detail"),
     path("<int:task_id>/try/", views.task_try, name="try"),
     path("<int:task_id>/versions/", views.task_versions, name="versions"),
+    path("<int:task_id>/probe/", views.task_probe, name="probe"),
+    path("<int:task_id>/probes/<int:run_id>/", views.probe_detail, name="probe-detail"),
 ]

@@ -10,11 +10,12 @@ from django.utils.html import format_html
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from apps.accounts.roles import ROLE_REQUIREMENT, Role
-from apps.common.errors import DomainError, Invalid
-from apps.rubrics import selectors, services
+from apps.common.errors import Conflict, DomainError, Invalid
+from apps.rubrics import imports, selectors, services
 from apps.rubrics.evaluation import task_try_answer
 from apps.rubrics.models import AuditState, TaskType
-from apps.rubrics.tree_view import solution_items, tree_rows
+from apps.rubrics.probe_view import probe_context
+from apps.rubrics.tree_view import has_judge_leaves, solution_items, tree_rows
 from quest.rubric.diff import diff_trees
 
 
@@ -62,13 +63,50 @@ def task_detail(request: HttpRequest, task_id: int) -> HttpResponse:
     task = selectors.task_get(user=request.user, task_id=task_id)  # type: ignore[arg-type]
     version = task.current_version
     context = {
-        "task": task,
+        **probe_context(user=request.user, task=task, run=selectors.probe_latest(version=version)),
         "version": version,
         "version_count": task.versions.count(),
         "rows": tree_rows(version.tree) if version else [],
         "solution_items": solution_items(task.solution),
     }
     return render(request, "rubrics/task_detail.html", context)
+
+
+def _probe_template(request: HttpRequest) -> str:
+    """The audit page shows the compact status (badge and button), the task page the panel."""
+    part = request.GET.get("part") or request.POST.get("part")
+    return f"rubrics/_probe.html#{'status' if part == 'status' else 'panel'}"
+
+
+@login_required
+@require_POST
+def task_probe(request: HttpRequest, task_id: int) -> HttpResponse:
+    user = request.user
+    try:
+        run = services.probe_enqueue(user=user, task_id=task_id)  # type: ignore[arg-type]
+    except Invalid as exc:
+        if not request.htmx:  # type: ignore[attr-defined]
+            raise
+        task = selectors.task_get(user=user, task_id=task_id)  # type: ignore[arg-type]
+        latest = selectors.probe_latest(version=task.current_version)
+        context = {**probe_context(user=user, task=task, run=latest), "probe_error": exc.message}
+        # htmx swaps only 2xx responses: the refusal is shown inside the panel it replaces.
+        return render(request, _probe_template(request), context)
+    if not request.htmx:  # type: ignore[attr-defined]
+        return redirect("rubrics:detail", task_id=task_id)
+    return render(
+        request, _probe_template(request), probe_context(user=user, task=run.task, run=run)
+    )
+
+
+@login_required
+@require_GET
+def probe_detail(request: HttpRequest, task_id: int, run_id: int) -> HttpResponse:
+    """A probe run's panel (or compact status): what the page polls while the run is queued."""
+    user = request.user
+    task = selectors.task_get(user=user, task_id=task_id)  # type: ignore[arg-type]
+    run = selectors.probe_get(user=user, run_id=run_id, task_id=task_id)  # type: ignore[arg-type]
+    return render(request, _probe_template(request), probe_context(user=user, task=task, run=run))
 
 
 @login_required
@@ -86,6 +124,7 @@ def task_try(request: HttpRequest, task_id: int) -> HttpResponse:
         "reward": result.reward,
         "complete": result.complete,
         "errored": result.errored,
+        "judge_leaves": has_judge_leaves(result.tree),
     }
     return render(request, "rubrics/try_result.html", context)
 
@@ -117,10 +156,10 @@ def task_import(request: HttpRequest) -> HttpResponse:
         try:
             if upload is None:
                 raise Invalid("choose a file to upload")
-            job = services.task_import_enqueue(
+            job = imports.task_import_enqueue(
                 user=request.user,  # type: ignore[arg-type]
                 filename=upload.name or "upload.json",
-                payload=upload.read(services.MAX_UPLOAD_BYTES + 1),
+                payload=upload.read(imports.MAX_UPLOAD_BYTES + 1),
             )
         except DomainError as exc:
             context["form_error"] = exc.message
@@ -129,15 +168,33 @@ def task_import(request: HttpRequest) -> HttpResponse:
             return redirect("rubrics:import-detail", import_id=job.pk)
     else:
         status = 200
-    context["imports"] = selectors.task_import_list(user=request.user)[:20]  # type: ignore[arg-type]
+    context["imports"] = imports.task_imports_recent(user=request.user)  # type: ignore[arg-type]
     return render(request, "rubrics/import.html", context, status=status)
+
+
+def _import_template(request: HttpRequest) -> str:
+    return "rubrics/import_detail.html#progress" if request.htmx else "rubrics/import_detail.html"  # type: ignore[attr-defined]
 
 
 @login_required
 @require_GET
 def task_import_detail(request: HttpRequest, import_id: int) -> HttpResponse:
-    job = selectors.task_import_get(user=request.user, import_id=import_id)  # type: ignore[arg-type]
-    template = (
-        "rubrics/import_detail.html#progress" if request.htmx else "rubrics/import_detail.html"
-    )  # type: ignore[attr-defined]
-    return render(request, template, {"job": job})
+    job = imports.task_import_status(user=request.user, import_id=import_id)  # type: ignore[arg-type]
+    return render(request, _import_template(request), {"job": job})
+
+
+@login_required
+@require_POST
+def task_import_cancel(request: HttpRequest, import_id: int) -> HttpResponse:
+    user = request.user
+    try:
+        job = imports.task_import_cancel(user=user, import_id=import_id)  # type: ignore[arg-type]
+    except Conflict as exc:
+        if not request.htmx:  # type: ignore[attr-defined]
+            raise
+        # htmx swaps only 2xx responses: the refusal is shown in the progress it replaces.
+        job = imports.task_import_status(user=user, import_id=import_id)  # type: ignore[arg-type]
+        return render(request, _import_template(request), {"job": job, "cancel_error": exc.message})
+    if not request.htmx:  # type: ignore[attr-defined]
+        return redirect("rubrics:import-detail", import_id=job.pk)
+    return render(request, _import_template(request), {"job": job})

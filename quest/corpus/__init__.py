@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from quest.corpus.chunking import MAX_WORDS, chunk_document, chunk_text, split_sentences
 from quest.corpus.countryinfo import countryinfo_url, load_countryinfo
-from quest.corpus.geo import load_geo
+from quest.corpus.geo import load_geo, load_offline
 from quest.corpus.geonames import MIN_CITY_POPULATION, geonames_url, load_geonames
 from quest.corpus.jsonl import JsonlImport, LineError
 from quest.corpus.model import (
@@ -50,6 +50,7 @@ __all__ = [
     "load_countryinfo",
     "load_geo",
     "load_geonames",
+    "load_offline",
     "load_wikipedia",
     "split_sentences",
     "wikipedia_url",

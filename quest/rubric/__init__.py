@@ -7,9 +7,9 @@ Framework-free: nothing here imports Django or any web or queue library.
 
 from __future__ import annotations
 
-from quest.rubric.batch import BatchScores, Forest, compile_forest, score_group
 from quest.rubric.checks import CheckContext, run_check
 from quest.rubric.citations import Citation, CitedAnswer, parse_citations, strip_citations
+from quest.rubric.distractors import Distractors, NoDistractors, TitleDistractors
 from quest.rubric.documents import Document, DocumentStore, InMemoryDocumentStore, load_docs_jsonl
 from quest.rubric.errors import RubricError
 from quest.rubric.evaluate import evaluate
@@ -51,7 +51,6 @@ from quest.rubric.verdict import Evidence, LeafVerdict
 
 __all__ = [
     "FORMAT",
-    "BatchScores",
     "ChatClient",
     "Check",
     "CheckContext",
@@ -61,14 +60,15 @@ __all__ = [
     "CompiledTree",
     "Criterion",
     "CriterionScore",
+    "Distractors",
     "Document",
     "DocumentStore",
     "Evidence",
-    "Forest",
     "ImportedTree",
     "InMemoryDocumentStore",
     "LabelledCitation",
     "LeafVerdict",
+    "NoDistractors",
     "Node",
     "NodeResult",
     "Preconditions",
@@ -79,10 +79,10 @@ __all__ = [
     "RubricError",
     "RubricTree",
     "ScoreReport",
+    "TitleDistractors",
     "answer_reward",
     "check_tree",
     "combine",
-    "compile_forest",
     "compile_tree",
     "detect_shape",
     "discretise",
@@ -104,7 +104,6 @@ __all__ = [
     "relative_score",
     "reward_from_report",
     "run_check",
-    "score_group",
     "score_tree",
     "should_skip",
     "strip_citations",

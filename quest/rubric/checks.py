@@ -1,23 +1,28 @@
 """Running one leaf check against an answer (and the pages it cites) to get a LeafVerdict.
 
-Deterministic kinds read text only; `judge` goes through ClaimJudge. Every failure says why in
-`reasoning`; every pass quotes its evidence verbatim from the answer or the page.
+Deterministic kinds read the answer's claims (quest.rubric.citations) and count a value only
+where the claim commits to it (quest.rubric.claims); `judge` goes through ClaimJudge. Every
+failure says why in `reasoning`; every pass quotes the claim or page sentence it rests on.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
 
-from quest.rubric.citations import CitedAnswer, parse_citations
+from quest.rubric.citations import CitedAnswer, parse_citations, sentence_spans
+from quest.rubric.claims import judge_occurrence
+from quest.rubric.cues import Judgement
 from quest.rubric.dates import find_dates, parse_date
 from quest.rubric.documents import Document, DocumentStore, normalise_url, url_host
 from quest.rubric.judge import ChatClient, ClaimJudge
 from quest.rubric.model import Check, ParamValue
 from quest.rubric.numbers import find_numbers, number_from_param, numbers_match
-from quest.rubric.regex_guard import SEARCH_SECONDS, RegexTimeout, search
-from quest.rubric.text import MAX_SCAN, fold, fold_with_origin, snippet
+from quest.rubric.regex_guard import EVALUATION_SECONDS, SEARCH_SECONDS, RegexTimeout, finditer
+from quest.rubric.support import page_support
+from quest.rubric.text import MAX_SCAN, fold, fold_with_origin
 from quest.rubric.verdict import Evidence, LeafVerdict
 
 Source = tuple[str, str]  # (url, text); the answer itself has url ""
@@ -33,6 +38,7 @@ class CheckContext:
     judge: ChatClient | None = None
     cited: CitedAnswer = field(init=False)
     claim_judge: ClaimJudge | None = field(init=False)
+    regex_seconds: float = field(init=False, default=EVALUATION_SECONDS)  # left for this answer
     _pages: dict[str, Document | None] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -69,30 +75,96 @@ def _error(check: Check, reasoning: str) -> LeafVerdict:
 
 
 def _sources(check: Check, ctx: CheckContext) -> list[Source] | str:
-    """The texts a check reads: the answer, or the pages it cites (scope "cited_pages")."""
+    """The claims a check reads: the answer's (url ""), or the sentences of the pages it cites
+    (scope "cited_pages"). Claims, never raw text: URLs, markup and reference lists are gone."""
     if check.params.get("scope", "answer") == "answer":
-        return [("", ctx.answer)]
+        return [("", claim.text) for claim in ctx.cited.claims]
     if ctx.store is None:
         return "no document store configured to read cited pages"
     pages = [(url, page.text) for url in ctx.cited.urls() if (page := ctx.page(url)) is not None]
-    return pages or "the answer cites no readable page"
+    if not pages:
+        return "the answer cites no readable page"
+    return [(url, text[a:b].strip()) for url, text in pages for a, b in sentence_spans(text)]
 
 
 def _where(url: str) -> str:
     return f"page {url}" if url else "the answer"
 
 
+@dataclass
+class _Search:
+    """Occurrences of a value in claims, judged by quest.rubric.claims: the first one the
+    claim commits to, or every reason the others did not count."""
+
+    check: Check
+    numeric: bool = False
+    rejected: list[tuple[Judgement, str]] = field(default_factory=list)
+
+    def commits(self, text: str, start: int, end: int) -> bool:
+        judgement = judge_occurrence(
+            text,
+            start,
+            end,
+            numeric=self.numeric,
+            allow_list=bool(self.check.params.get("list")),
+            context=_context(self.check),
+        )
+        if not judgement.commits:
+            self.rejected.append((judgement, text))
+        return judgement.commits
+
+    def failure(self, what: str) -> str:
+        if not self.rejected:
+            return f"{what} is not stated"
+        judgement, claim = self.rejected[0]
+        more = len(self.rejected) - 1
+        others = f" (and {more} more such mention{'s' if more > 1 else ''})" if more else ""
+        return (
+            f"{what} appears only where the answer does not commit to it: "
+            f'{_READINGS[judgement.reading]}{_cue(judgement)} in "{_cut(claim)}"{others}'
+        )
+
+
+_READINGS = {
+    "question": "asked, not stated",
+    "negated": "negated",
+    "contrasted": "contrasted",
+    "hedged": "hedged",
+    "listed": "merely listed",
+    "range": "an end of a range",
+    "bound": "a bound, not a value",
+    "off_topic": "stated without the slot's context",
+}
+
+
+def _cue(judgement: Judgement) -> str:
+    if judgement.reading in ("listed", "off_topic") or not judgement.cue:
+        return ""
+    return f' by "{judgement.cue}"'
+
+
+def _cut(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
+def _context(check: Check) -> tuple[tuple[str, ...], ...]:
+    raw = check.params.get("context") or ()
+    return tuple(tuple(fold(str(c)).split()) for c in raw) if isinstance(raw, tuple) else ()
+
+
 # -- text --------------------------------------------------------------------------------------
 
 
-def _find_phrase(phrases: tuple[str, ...], sources: list[Source]) -> tuple[str, Evidence] | None:
+def _find_phrase(
+    phrases: tuple[str, ...], sources: list[Source], search: _Search
+) -> tuple[str, Evidence] | None:
     folded = [(phrase, fold(phrase)) for phrase in phrases]
     for url, text in sources:
         haystack = fold_with_origin(text)
         for phrase, needle in folded:
-            at = haystack.find_phrase(needle)
-            if at >= 0:
-                return phrase, Evidence(url, haystack.quote(at, len(needle)))
+            for start, end in haystack.find_all(needle):
+                if search.commits(text, start, end):
+                    return phrase, Evidence(url, text)
     return None
 
 
@@ -103,10 +175,11 @@ def _mentions(check: Check, ctx: CheckContext) -> LeafVerdict:
     value = str(check.params["value"])
     aliases = check.params.get("aliases")
     phrases = (value, *(str(a) for a in aliases)) if isinstance(aliases, tuple) else (value,)
-    found = _find_phrase(phrases, sources)
+    search = _Search(check)
+    found = _find_phrase(phrases, sources, search)
     if found is None:
-        return _verdict(check, False, f"{value!r} is not mentioned")
-    return _verdict(check, True, f"mentions {found[0]!r}", found[1])
+        return _verdict(check, False, search.failure(repr(value)))
+    return _verdict(check, True, f"{_where(found[1].url)} states {found[0]!r}", found[1])
 
 
 def _one_of(check: Check, ctx: CheckContext) -> LeafVerdict:
@@ -115,13 +188,20 @@ def _one_of(check: Check, ctx: CheckContext) -> LeafVerdict:
         return _error(check, sources)
     values = check.params["values"]
     assert isinstance(values, tuple)
-    hits = [(str(v), hit) for v in values if (hit := _find_phrase((str(v),), sources))]
+    search = _Search(check)
+    hits = [(str(v), hit) for v in values if (hit := _find_phrase((str(v),), sources, search))]
     if not hits:
-        return _verdict(check, False, "none of the allowed values is mentioned")
+        return _verdict(check, False, search.failure("none of the allowed values"))
     if check.params.get("exclusive") and len(hits) > 1:
         names = ", ".join(repr(name) for name, _ in hits[:5])
-        return _verdict(check, False, f"mentions several of the values: {names}")
-    return _verdict(check, True, f"mentions {hits[0][0]!r}", hits[0][1][1])
+        return _verdict(check, False, f"states several of the values: {names}")
+    wanted = check.params.get("at_least", 1)
+    assert isinstance(wanted, int)
+    if len(hits) < wanted:
+        named = ", ".join(repr(name) for name, _ in hits)
+        return _verdict(check, False, f"states {len(hits)} of the values ({named}), not {wanted}")
+    names = ", ".join(repr(name) for name, _ in hits[:wanted])
+    return _verdict(check, True, f"states {names}", hits[wanted - 1][1][1])
 
 
 # -- numbers and dates -------------------------------------------------------------------------
@@ -137,14 +217,15 @@ def _number(check: Check, ctx: CheckContext) -> LeafVerdict:
         _float(check.params.get("tolerance_abs")),
         _float(check.params.get("tolerance_rel")),
     )
+    search = _Search(check, numeric=True)
     for url, text in sources:
         for found in find_numbers(text):
-            if numbers_match(found, expected, tol_abs, tol_rel):
-                quote = snippet(text, found.start, found.end)
-                return _verdict(
-                    check, True, f"states {text[found.start : found.end]!r}", Evidence(url, quote)
-                )
-    return _verdict(check, False, f"no number matching {check.params['value']} is stated")
+            if numbers_match(found, expected, tol_abs, tol_rel) and search.commits(
+                text, found.start, found.end
+            ):
+                stated = text[found.start : found.end]
+                return _verdict(check, True, f"states {stated!r}", Evidence(url, text))
+    return _verdict(check, False, search.failure(f"a number matching {check.params['value']}"))
 
 
 def _float(value: ParamValue) -> float:
@@ -170,29 +251,50 @@ def _date(check: Check, ctx: CheckContext) -> LeafVerdict:
     if isinstance(sources, str):
         return _error(check, sources)
     first, last = date_bounds(check)
+    search = _Search(check, numeric=True)
     for url, text in sources:
         for span in find_dates(text):
-            if span.within(first, last):
-                quote = snippet(text, span.start, span.end)
-                return _verdict(
-                    check, True, f"states {text[span.start : span.end]!r}", Evidence(url, quote)
-                )
-    return _verdict(
-        check, False, f"no date between {first.isoformat()} and {last.isoformat()} is stated"
-    )
+            if span.within(first, last) and search.commits(text, span.start, span.end):
+                stated = text[span.start : span.end]
+                return _verdict(check, True, f"states {stated!r}", Evidence(url, text))
+    what = f"a date between {first.isoformat()} and {last.isoformat()}"
+    return _verdict(check, False, search.failure(what))
 
 
 def _regex(check: Check, ctx: CheckContext) -> LeafVerdict:
-    pattern = str(check.params["pattern"])
+    """Claim by claim, a match counts only where the claim commits to it (a negated "apply
+    butter" is no advice to apply butter); `raw: true` searches the whole answer, markup and
+    URLs included, for format checks. Every regex leaf of one answer draws on one time budget."""
+    raw = bool(check.params.get("raw"))
+    texts = [ctx.answer[:MAX_SCAN]] if raw else [c.text for c in ctx.cited.claims]
+    search = _Search(check)
+    for text in texts:
+        spans = _regex_spans(check, ctx, text)
+        if isinstance(spans, str):
+            return _error(check, spans)
+        for start, end in spans:
+            if raw or search.commits(text, start, end):
+                return _verdict(check, True, "the pattern matches", Evidence("", _cut(text, 300)))
+    return _verdict(check, False, search.failure("the pattern"))
+
+
+def _regex_spans(check: Check, ctx: CheckContext, text: str) -> list[tuple[int, int]] | str:
+    """The matches in `text`, or why the search could not run (out of time)."""
+    if ctx.regex_seconds <= 0:
+        return f"this answer's regex time ({EVALUATION_SECONDS:g} s) is spent"
+    limit = min(SEARCH_SECONDS, ctx.regex_seconds)
+    started = time.perf_counter()
     try:
-        match = search(
-            pattern, ctx.answer[:MAX_SCAN], ignore_case=bool(check.params.get("ignore_case"))
+        return finditer(
+            str(check.params["pattern"]),
+            text,
+            ignore_case=bool(check.params.get("ignore_case")),
+            seconds=limit,
         )
     except RegexTimeout:
-        return _error(check, f"the regex ran past {SEARCH_SECONDS} s and was stopped")
-    if match is None:
-        return _verdict(check, False, "the pattern does not match the answer")
-    return _verdict(check, True, "the pattern matches", Evidence("", match[0][:300]))
+        return f"the regex ran past {limit:.2g} s and was stopped"
+    finally:
+        ctx.regex_seconds -= time.perf_counter() - started
 
 
 # -- citations ---------------------------------------------------------------------------------
@@ -216,49 +318,45 @@ def _same_target(cited: str, target: str) -> bool:
     return host == wanted or host.endswith("." + wanted)
 
 
-def _occurrences(value: ParamValue, text: str) -> bool:
-    if isinstance(value, str):
-        return fold_with_origin(text).find_phrase(fold(value)) >= 0
-    expected = number_from_param(value)
-    return expected is not None and any(
-        numbers_match(n, expected, 0.0, 0.0) for n in find_numbers(text)
-    )
-
-
-def _page_quote(value: ParamValue, text: str) -> str | None:
-    if isinstance(value, str):
-        folded = fold_with_origin(text)
-        at = folded.find_phrase(fold(value))
-        return folded.quote(at, len(fold(value))) if at >= 0 else None
-    expected = number_from_param(value)
-    for found in find_numbers(text):
-        if expected is not None and numbers_match(found, expected, 0.0, 0.0):
-            return snippet(text, found.start, found.end)
-    return None
-
-
 def _source_supports(check: Check, ctx: CheckContext) -> LeafVerdict:
-    """The page cited next to the value (in the same sentence) states the value."""
+    """A claim of the answer commits to the value, and a page it cites states that claim's
+    relation: the value together with the claim's subject (quest.rubric.support)."""
     if ctx.store is None:
         return _error(check, "no document store configured to read cited pages")
     value = check.params["value"]
-    mentioning = [s for s in ctx.cited.sentences if _occurrences(value, s.text)]
-    if not mentioning:
-        return _verdict(check, False, f"{value!r} is not stated in the answer")
-    urls = list(dict.fromkeys(url for sentence in mentioning for url in sentence.urls))
-    if not urls:
-        return _verdict(check, False, f"no citation next to {value!r}")
-    unreachable = []
-    for url in urls:
-        page = ctx.page(url)
-        if page is None:
-            unreachable.append(url)
-            continue
-        quote = _page_quote(value, page.text)
-        if quote is not None:
-            return _verdict(check, True, f"{url} states {value!r}", Evidence(url, quote))
-    note = f" ({len(unreachable)} unreachable, so unsupported)" if unreachable else ""
-    return _verdict(check, False, f"no page cited next to {value!r} states it{note}")
+    search = _Search(check, numeric=not isinstance(value, str))
+    committing = [c for c in ctx.cited.claims if _states(value, c.text, search)]
+    if not committing:
+        return _verdict(check, False, search.failure(repr(value)))
+    cited = [c for c in committing if c.urls]
+    if not cited:
+        return _verdict(check, False, f"no citation in the claims that state {value!r}")
+    unreachable: list[str] = []
+    problems: list[str] = []
+    for claim in cited:
+        for url in claim.urls:
+            page = ctx.page(url)
+            if page is None:
+                unreachable.append(url)
+                continue
+            found = page_support(claim.text, page, must=value)
+            if found.supported:
+                return _verdict(check, True, f"{url} states it", Evidence(url, found.quote))
+            problems.append(f"{url}: {found.reason}")
+    notes = problems[:2] + [f"{url}: page unreachable, so unsupported" for url in unreachable[:2]]
+    return _verdict(check, False, f"no cited page states {value!r}: " + "; ".join(notes))
+
+
+def _states(value: ParamValue, text: str, search: _Search) -> bool:
+    if isinstance(value, str):
+        return any(
+            search.commits(text, a, b) for a, b in fold_with_origin(text).find_all(fold(value))
+        )
+    expected = number_from_param(value)
+    return expected is not None and any(
+        numbers_match(n, expected, 0.0, 0.0) and search.commits(text, n.start, n.end)
+        for n in find_numbers(text)
+    )
 
 
 def _judge(check: Check, ctx: CheckContext) -> LeafVerdict:
@@ -268,7 +366,11 @@ def _judge(check: Check, ctx: CheckContext) -> LeafVerdict:
     assert isinstance(sources, tuple)
     claim = str(check.params["claim"])
     return ctx.claim_judge.verdict(
-        claim, task=ctx.task, answer=ctx.answer, sources=[str(s) for s in sources]
+        claim,
+        task=ctx.task,
+        answer=ctx.answer,
+        sources=[str(s) for s in sources],
+        cited=ctx.cited.urls(),
     )
 
 

@@ -1,14 +1,23 @@
 """What each leaf check kind accepts. validate.py applies these to every leaf, so a tree built
 in Python gets the same scrutiny as one imported from JSON.
 
-  mentions         value: str, aliases?: [str], scope?: "answer" | "cited_pages"
-  one_of           values: [str], exclusive?: bool, scope?
-  number           value: number or numeric string, tolerance_abs?: >=0, tolerance_rel?: >=0, scope?
-  date             value?: date, after?: date, before?: date (at least one), scope?
-  regex            pattern: str (no backreferences; runs with a time limit), ignore_case?: bool
+  mentions         value: str, aliases?: [str], scope?: "answer" | "cited_pages", SLOT
+  one_of           values: [str], exclusive?: bool, at_least?: int (that many different values
+                   must be stated: the k-th item slot of "find k items" has at_least k), scope?,
+                   SLOT
+  number           value: number or numeric string, tolerance_abs?: >=0, tolerance_rel?: >=0,
+                   scope?, SLOT
+  date             value?: date, after?: date, before?: date (at least one), scope?, SLOT
+  regex            pattern: str (no backreferences; runs with a time limit), ignore_case?: bool,
+                   raw?: bool (match the whole answer, markup and URLs included, without the
+                   claim rules: for format checks)
   cites_url        urls?: [str] (a URL, or a bare host such as "patents.google.com")
-  source_supports  value: str or number
+  source_supports  value: str or number, SLOT
   judge            claim: str, sources?: [http(s) URL]
+
+SLOT is how a value must be stated to count (quest.rubric.claims): list?: bool (an item of a
+list counts, for the k-th item of "find k items"), context?: [str] (the value's clause must
+also say one of these, e.g. ["capital"] for "the capital is Canberra").
 """
 
 from __future__ import annotations
@@ -21,6 +30,7 @@ from quest.rubric.numbers import number_from_param
 from quest.rubric.regex_guard import pattern_problem
 
 SCOPES = ("answer", "cited_pages")
+MAX_COUNT = 100
 ParamRule = Callable[[ParamValue], str | None]
 
 
@@ -46,6 +56,11 @@ def _bool(value: ParamValue) -> str | None:
 
 def _number(value: ParamValue) -> str | None:
     return None if number_from_param(value) is not None else "must be a number"
+
+
+def _count(value: ParamValue) -> str | None:
+    ok = isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_COUNT
+    return None if ok else f"must be a whole number from 1 to {MAX_COUNT}"
 
 
 def _tolerance(value: ParamValue) -> str | None:
@@ -82,29 +97,40 @@ def _urls(value: ParamValue) -> str | None:
     return f"must be http(s) URLs, got {bad[0][:80]!r}" if bad else None
 
 
+_SLOT: dict[str, tuple[ParamRule, bool]] = {"list": (_bool, False), "context": (_texts, False)}
+
 # kind -> param -> (rule, required)
 SPECS: dict[str, dict[str, tuple[ParamRule, bool]]] = {
-    "mentions": {"value": (_text, True), "aliases": (_texts, False), "scope": (_scope, False)},
+    "mentions": {
+        "value": (_text, True),
+        "aliases": (_texts, False),
+        "scope": (_scope, False),
+        **_SLOT,
+    },
     "one_of": {
         "values": (_nonempty_texts, True),
         "exclusive": (_bool, False),
+        "at_least": (_count, False),
         "scope": (_scope, False),
+        **_SLOT,
     },
     "number": {
         "value": (_number, True),
         "tolerance_abs": (_tolerance, False),
         "tolerance_rel": (_tolerance, False),
         "scope": (_scope, False),
+        **_SLOT,
     },
     "date": {
         "value": (_date, False),
         "after": (_date, False),
         "before": (_date, False),
         "scope": (_scope, False),
+        **_SLOT,
     },
-    "regex": {"pattern": (_pattern, True), "ignore_case": (_bool, False)},
+    "regex": {"pattern": (_pattern, True), "ignore_case": (_bool, False), "raw": (_bool, False)},
     "cites_url": {"urls": (_texts, False)},
-    "source_supports": {"value": (_value, True)},
+    "source_supports": {"value": (_value, True), **_SLOT},
     "judge": {"claim": (_text, True), "sources": (_urls, False)},
 }
 KINDS = tuple(SPECS)

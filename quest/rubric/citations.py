@@ -1,184 +1,451 @@
-"""Citations in a final answer (QUEST-SPEC §2): which sentence cites which URL.
+"""An answer's prose and its citations (QUEST-SPEC §2), read with markdown-it-py.
 
-Recognised: markdown links `[text](https://…)`, bare URLs, and numeric markers `[1]`, `[1, 2]`,
-`[1-3]`, `[^1]` resolved against a reference list: `[1] https://…`, `[1]: https://…`,
-`[^1]: https://…` anywhere on their own line, and `1. Title - https://…` inside a trailing
-block or under a References / Sources heading.
+The answer is parsed as CommonMark (with tables). Its prose is cut into *claims*: the sentences
+of paragraphs, list items and headings, and one claim per table row ("Header: cell | …").
+Code, HTML, images and reference lists are not prose. Each claim knows the URLs it cites:
+
+- inline links `[text](https://…)`, autolinks `<https://…>` and bare URLs; a link whose text
+  is only a marker (`[1](url)`, `[source](url)`, the URL itself) cites without adding words;
+- reference links `[text][ref]`, `[1]` and `[^1]` against definitions `[1]: https://…`;
+- numeric markers `[1]`, `[1, 2]`, `[1-3]`, `[^1]` against reference lines `[1] https://…`,
+  or against `1. Title - https://…` items under a References / Sources heading or in a trailing
+  list whose every item holds a URL.
+
+A marker that follows a full stop belongs to the sentence before it. Only http(s) URLs cite.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
 
-from quest.rubric.text import MAX_SCAN
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from quest.rubric.text import MAX_SCAN, word_set
 
 MAX_CITATIONS = 500
 _URL = r"https?://[^\s<>\"'\]\)]+"
-_LINK = re.compile(r"\[([^\[\]\n]{0,500})\]\((" + _URL + r")\)")
 _BARE_URL = re.compile(_URL)
-_MARKER = re.compile(r"\[\^?(\d{1,4}(?:\s*[,;\u2013-]\s*\^?\d{1,4}){0,20})\](?!\()")
-_BRACKET_DEF = re.compile(r"^\s*\[\^?(\d{1,4})\]\s*:?\s*(.*)$")
-_NUMBERED_DEF = re.compile(r"^\s*(\d{1,4})[.)]\s+(.*)$")
+_MARKER = re.compile(r"\[\^?(\d{1,4}(?:\s*[,;\u2013-]\s*\^?\d{1,4}){0,20})\](?![(\[:])")
+_REFERENCE_LINE = re.compile(r"^\s{0,3}\[\^?(\d{1,4})\]:?\s+(.*)$")
+_NUMBERED_ITEM = re.compile(r"^\s*(\d{1,4})[.)]\s+")
 _HEADING = re.compile(
-    r"^\s*(?:#+\s*)?[*_]*"
-    r"(?:references|sources|citations|bibliography|works cited|links)"
-    r"[*_]*\s*:?\s*$",
+    r"^[#*_\s]*(?:references|sources|citations|bibliography|works cited|links)[*_\s]*:?[*_\s]*$",
     re.IGNORECASE,
 )
-_BOUNDARY = re.compile(r"[.!?]((?:\s*\[\^?\d[\d,;\s\u2013^-]*\])*)\s+(?=[A-Z0-9\"\u201c'(\[*])")
-_TRAILING_PUNCT = ".,;:!?"
+# Link texts that only point at a source: they cite, but they are not words of the claim.
+_LABEL = re.compile(
+    r"^\s*(?:\^?\d{1,4}|\[?\^?\d{1,4}\]?|source|sources|link|here|ref|reference|citation|cite|"
+    r"see|https?://\S*)\s*$",
+    re.IGNORECASE,
+)
+# A sentence ends at . ! ? followed by space and a capital, digit, quote or bracket, unless the
+# word before the stop is an abbreviation or an initial ("Mt. Kenya", "Larry E. Travis").
+_BOUNDARY = re.compile(r"[.!?][\"'\u201d\u2019)]*\s+(?=[A-Z0-9\"\u201c'(\[*_])")
+_ABBREVIATIONS = word_set(
+    "mt st dr mr mrs ms prof jr sr vs etc eg ie approx no fig ca inc ltd co corp dept est gen "
+    "gov col lt sgt rev univ ft km mi sq op vol ed al jan feb mar apr jun jul aug sep sept oct "
+    "nov dec"
+)
+_SPACES = re.compile(r"[ \t\r\n\f\v]+")
 
 
 @dataclass(frozen=True)
-class Sentence:
-    text: str  # citation markup removed, link text kept
+class Claim:
+    """One sentence of prose (or one table row) with the URLs it cites."""
+
+    text: str  # markup, URLs and citation markers removed; link text kept unless a marker
     urls: tuple[str, ...]
-    start: int  # offsets in the answer
-    end: int
+    block: int  # which paragraph, list item, heading or table row it comes from
+    kind: str  # "paragraph" | "item" | "heading" | "row"
 
 
 @dataclass(frozen=True)
 class Citation:
     fact: str
     url: str
-    sentence: int
+    sentence: int  # index into CitedAnswer.claims
 
 
 @dataclass(frozen=True)
 class CitedAnswer:
     text: str
-    sentences: tuple[Sentence, ...]
+    claims: tuple[Claim, ...]
     citations: tuple[Citation, ...]
-    references: tuple[tuple[str, str], ...]
+    references: tuple[tuple[str, str], ...]  # numbered reference list: (number, url)
 
     def urls(self) -> tuple[str, ...]:
         """Every cited URL once, in order of first citation."""
         return tuple(dict.fromkeys(citation.url for citation in self.citations))
 
+    def prose(self) -> str:
+        """The answer's claims, one per line: what the deterministic checks read."""
+        return "\n".join(claim.text for claim in self.claims)
 
+
+@dataclass
+class _Block:
+    kind: str
+    lines: tuple[int, int]
+    inline: Token | None = None
+    cells: list[tuple[str, Token]] = field(default_factory=list)  # table rows: (header, cell)
+    number: int | None = None  # the item's number in an ordered list
+
+
+@lru_cache(maxsize=1)
+def _markdown() -> MarkdownIt:
+    return MarkdownIt("commonmark", {"html": True}).enable("table")
+
+
+@lru_cache(maxsize=64)
 def parse_citations(answer: str) -> CitedAnswer:
     text = answer[:MAX_SCAN]
-    lines = _lines(text)
-    references, reference_lines = _references(lines)
-    sentences: list[Sentence] = []
-    for number, (start, line) in enumerate(lines):
-        if number not in reference_lines:
-            sentences.extend(_sentences(line, start, references))
-    citations: list[Citation] = []
-    seen: set[tuple[str, str]] = set()
-    for index, sentence in enumerate(sentences):
-        for url in sentence.urls:
-            if (sentence.text, url) not in seen and len(citations) < MAX_CITATIONS:
-                seen.add((sentence.text, url))
-                citations.append(Citation(sentence.text, url, index))
-    return CitedAnswer(text, tuple(sentences), tuple(citations), tuple(references.items()))
+    lines = text.split("\n")
+    references, kept_lines = _reference_lines(lines)
+    env: dict[str, object] = {}
+    blocks = list(_blocks(_markdown().parse("\n".join(kept_lines), env)))
+    listed = _reference_blocks(blocks, kept_lines)
+    for block in blocks:
+        if id(block) in listed and block.number is not None:
+            url = _first_url(_block_source(block, kept_lines))
+            if url:
+                references.setdefault(str(block.number), url)
+    for label, definition in _definitions(env):
+        references.setdefault(label, definition)
+    claims: list[Claim] = []
+    for index, block in enumerate(blocks):
+        if id(block) not in listed:
+            claims.extend(_claims(block, index, references))
+    return CitedAnswer(text, tuple(claims), _citations(claims), tuple(references.items()))
 
 
 def strip_citations(answer: str) -> str:
-    """The answer with every citation removed: links become their text, markers, bare URLs
-    and the reference list disappear. Used by the probes."""
-    lines = _lines(answer)
-    _, reference_lines = _references(lines)
-    kept = [line for number, (_, line) in enumerate(lines) if number not in reference_lines]
-    body = "\n".join(kept)
-    body = _LINK.sub(lambda m: m[1], body)
-    body = _MARKER.sub("", _BARE_URL.sub(_keep_trailing_punctuation, body))
-    return "\n".join(_tidy(line) for line in body.split("\n")).strip()
+    """The answer's prose with every citation removed (used by the probes)."""
+    parsed = parse_citations(answer)
+    out: list[str] = []
+    last_block = None
+    for claim in parsed.claims:
+        if last_block is not None and claim.block != last_block:
+            out.append("\n")
+        elif out:
+            out.append(" ")
+        out.append(claim.text)
+        last_block = claim.block
+    return "".join(out).strip()
 
 
-def _keep_trailing_punctuation(match: re.Match[str]) -> str:
-    url = match[0]
-    return url[len(url.rstrip(_TRAILING_PUNCT)) :]
+def _citations(claims: Sequence[Claim]) -> tuple[Citation, ...]:
+    citations: list[Citation] = []
+    seen: set[tuple[str, str]] = set()
+    for index, claim in enumerate(claims):
+        for url in claim.urls:
+            if (claim.text, url) not in seen and len(citations) < MAX_CITATIONS:
+                seen.add((claim.text, url))
+                citations.append(Citation(claim.text, url, index))
+    return tuple(citations)
 
 
-def _tidy(text: str) -> str:
-    """Collapse the spaces that removed markup leaves behind: `tall [1].` -> `tall.`"""
-    return re.sub(r"\s+([.,;:!?)])", r"\1", " ".join(text.split()))
+# -- reference lists -----------------------------------------------------------------------------
 
 
-def _lines(text: str) -> list[tuple[int, str]]:
-    out: list[tuple[int, str]] = []
-    offset = 0
-    for line in text.split("\n"):
-        out.append((offset, line))
-        offset += len(line) + 1
-    return out
-
-
-def _references(lines: list[tuple[int, str]]) -> tuple[dict[str, str], set[int]]:
-    refs: dict[str, str] = {}
-    used: set[int] = set()
-    for number, (_, line) in enumerate(lines):
-        match = _BRACKET_DEF.match(line)
+def _reference_lines(lines: list[str]) -> tuple[dict[str, str], list[str]]:
+    """`[1] https://…`, `[1]: https://…` and `[^1]: https://…` lines: collected and blanked, so
+    markdown never sees them (and line numbers stay as they were)."""
+    references: dict[str, str] = {}
+    kept: list[str] = []
+    for line in lines:
+        match = _REFERENCE_LINE.match(line)
         url = _first_url(match[2]) if match else None
         if match and url:
-            refs.setdefault(match[1], url)
-            used.add(number)
-    for number in _numbered_block(lines):
-        match = _NUMBERED_DEF.match(lines[number][1])
-        url = _first_url(match[2]) if match else None
-        if match and url:
-            refs.setdefault(match[1], url)
-            used.add(number)
-    used.update(
-        n
-        for n, (_, line) in enumerate(lines)
-        if _HEADING.match(line) and _defs_follow(lines, n, used)
-    )
-    return refs, used
+            references.setdefault(match[1], url)
+            kept.append("")
+        else:
+            kept.append(line)
+    return references, kept
 
 
-def _numbered_block(lines: list[tuple[int, str]]) -> Iterator[int]:
-    """Lines that may hold `1. Title - URL` definitions: after a references heading, or the
-    run of such lines that ends the answer (blank lines allowed)."""
-    in_section = False
-    for number, (_, line) in enumerate(lines):
-        if _HEADING.match(line):
-            in_section = True
-        elif in_section:
-            yield number
-    tail = len(lines)
-    while tail > 0:
-        line = lines[tail - 1][1]
-        if line.strip() and not (_NUMBERED_DEF.match(line) and _first_url(line)):
+def _definitions(env: dict[str, object]) -> Iterator[tuple[str, str]]:
+    """Numbered CommonMark link definitions (`[1]: url` was already taken; `[n]: url "title"`)."""
+    found = env.get("references")
+    if not isinstance(found, dict):
+        return
+    for label, definition in found.items():
+        href = definition.get("href", "") if isinstance(definition, dict) else ""
+        number = str(label).lstrip("^")
+        if number.isdigit() and isinstance(href, str) and _BARE_URL.fullmatch(href):
+            yield number, href
+
+
+def _reference_blocks(blocks: list[_Block], lines: list[str]) -> set[int]:
+    """Blocks that list sources rather than state facts: a references heading, everything holding
+    a URL under it, and a trailing run of numbered list items that all hold one."""
+    listed: set[int] = set()
+    heading: _Block | None = None
+    for block in blocks:
+        source = _block_source(block, lines)
+        if block.kind in ("heading", "paragraph") and _HEADING.match(source.strip()):
+            heading = block  # a "References" line is never a claim, whatever follows it
+            listed.add(id(block))
+            continue
+        if block.kind == "heading":
+            heading = None
+        if heading is not None and _first_url(source):
+            listed.add(id(block))
+    tail = len(blocks)
+    while tail > 0 and blocks[tail - 1].kind == "item":
+        if not _first_url(_block_source(blocks[tail - 1], lines)):
             break
         tail -= 1
-    yield from range(tail, len(lines))
+    trailing = blocks[tail:]
+    if trailing and all(block.number is not None for block in trailing):
+        listed.update(id(block) for block in trailing)
+    return listed
 
 
-def _defs_follow(lines: list[tuple[int, str]], heading: int, used: set[int]) -> bool:
-    return any(n in used for n in range(heading + 1, min(len(lines), heading + 4)))
+def _block_source(block: _Block, lines: list[str]) -> str:
+    first, last = block.lines
+    return "\n".join(lines[first:last])
 
 
 def _first_url(text: str) -> str | None:
     match = _BARE_URL.search(text)
-    return match[0].rstrip(_TRAILING_PUNCT) if match else None
+    return match[0].rstrip(".,;:!?") if match else None
 
 
-def _sentences(line: str, offset: int, refs: dict[str, str]) -> Iterator[Sentence]:
-    start = 0
-    for boundary in _BOUNDARY.finditer(line):
-        end = boundary.end(1) if boundary[1] else boundary.start() + 1
-        yield _sentence(line[start:end], offset + start, refs)
-        start = boundary.end()
-    if line[start:].strip():
-        yield _sentence(line[start:], offset + start, refs)
+# -- blocks --------------------------------------------------------------------------------------
 
 
-def _sentence(raw: str, start: int, refs: dict[str, str]) -> Sentence:
-    urls: list[str] = []
-    for match in _LINK.finditer(raw):
-        urls.append(match[2].rstrip(_TRAILING_PUNCT))
-    without_links = _LINK.sub(lambda m: m[1], raw)
-    for match in _BARE_URL.finditer(without_links):
-        urls.append(match[0].rstrip(_TRAILING_PUNCT))
-    for match in _MARKER.finditer(without_links):
-        urls.extend(refs[key] for key in _marker_keys(match[1]) if key in refs)
-    clean = _tidy(_MARKER.sub("", _BARE_URL.sub("", without_links)))
-    text = clean.strip(" -*#>")
-    return Sentence(text, tuple(dict.fromkeys(urls)), start, start + len(raw))
+def _blocks(tokens: list[Token]) -> Iterator[_Block]:
+    """Paragraphs, headings and list items (each with its inline token), and table body rows.
+    Code blocks and raw HTML yield nothing: they are not prose."""
+    reader = _BlockReader()
+    for token in tokens:
+        yield from reader.read(token)
+
+
+@dataclass
+class _BlockReader:
+    numbers: list[int | None] = field(default_factory=list)  # the open lists' next numbers
+    headers: list[str] = field(default_factory=list)
+    row: _Block | None = None
+    in_head: bool = False
+    pending: _Block | None = None
+
+    def read(self, token: Token) -> Iterator[_Block]:
+        kind = token.type
+        if kind in ("ordered_list_open", "bullet_list_open", "ordered_list_close"):
+            self._list(token)
+        elif kind == "bullet_list_close":
+            self.numbers.pop()
+        elif kind == "list_item_open":
+            current = self.numbers[-1] if self.numbers else None
+            self.pending = _Block("item", _lines(token), number=current)
+            if current is not None:
+                self.numbers[-1] = current + 1
+        elif kind in ("heading_open", "paragraph_open") and self.pending is None:
+            self.pending = _Block(kind.removesuffix("_open"), _lines(token))
+        elif kind in ("thead_open", "thead_close", "tr_open", "tr_close"):
+            yield from self._table(token)
+        elif kind == "inline":
+            yield from self._inline(token)
+
+    def _list(self, token: Token) -> None:
+        if token.type == "ordered_list_close":
+            self.numbers.pop()
+        elif token.type == "ordered_list_open":
+            self.numbers.append(int(token.attrs.get("start", 1) or 1))
+        else:
+            self.numbers.append(None)
+
+    def _table(self, token: Token) -> Iterator[_Block]:
+        if token.type == "thead_open":
+            self.in_head, self.headers = True, []
+        elif token.type == "thead_close":
+            self.in_head = False
+        elif token.type == "tr_open" and not self.in_head:
+            self.row = _Block("row", _lines(token))
+        elif token.type == "tr_close" and self.row is not None:
+            yield self.row
+            self.row = None
+
+    def _inline(self, token: Token) -> Iterator[_Block]:
+        if self.in_head:
+            self.headers.append(token.content.strip())
+        elif self.row is not None:
+            column = len(self.row.cells)
+            header = self.headers[column] if column < len(self.headers) else ""
+            self.row.cells.append((header, token))
+        elif self.pending is not None:
+            self.pending.inline = token
+            yield self.pending
+            self.pending = None
+
+
+def _lines(token: Token) -> tuple[int, int]:
+    return (token.map[0], token.map[1]) if token.map else (0, 0)
+
+
+# -- inline text and claims ----------------------------------------------------------------------
+
+
+@dataclass
+class _Inline:
+    """Flattened inline text with the positions where citations were found."""
+
+    parts: list[str] = field(default_factory=list)
+    anchors: list[tuple[int, str]] = field(default_factory=list)  # (offset, url)
+    length: int = 0
+
+    def add(self, text: str) -> None:
+        self.parts.append(text)
+        self.length += len(text)
+
+    def cite(self, url: str) -> None:
+        self.anchors.append((self.length, url))
+
+    def text(self) -> str:
+        return "".join(self.parts)
+
+
+def _flatten(token: Token, references: dict[str, str], into: _Inline | None = None) -> _Inline:
+    out = into if into is not None else _Inline()
+    children = token.children or []
+    index = 0
+    while index < len(children):
+        child = children[index]
+        if child.type == "link_open":
+            index = _link(children, index, out, references)
+            continue
+        if child.type in ("text", "code_inline"):
+            _text(child.content, out, references)
+        elif child.type in ("softbreak", "hardbreak"):
+            out.add(" ")
+        index += 1
+    return out
+
+
+def _link(children: list[Token], start: int, out: _Inline, references: dict[str, str]) -> int:
+    href = str(children[start].attrs.get("href", ""))
+    words: list[str] = []
+    index = start + 1
+    while index < len(children) and children[index].type != "link_close":
+        if children[index].type in ("text", "code_inline"):
+            words.append(children[index].content)
+        index += 1
+    label = "".join(words)
+    if not _LABEL.match(label):
+        _text(label, out, references)
+    if _BARE_URL.fullmatch(href):
+        out.cite(href)
+    return index + 1
+
+
+def _text(text: str, out: _Inline, references: dict[str, str]) -> None:
+    """Plain text: bare URLs and numeric markers become citations at the place they stood."""
+    pattern = re.compile(f"{_URL}|{_MARKER.pattern}")
+    last = 0
+    for match in pattern.finditer(text):
+        out.add(text[last : match.start()])
+        if match[0].startswith("http"):
+            url = match[0].rstrip(".,;:!?")
+            out.cite(url)
+            out.add(match[0][len(url) :])
+        else:
+            for key in _marker_keys(match[1]):
+                if key in references:
+                    out.cite(references[key])
+        last = match.end()
+    out.add(text[last:])
+
+
+def _claims(block: _Block, index: int, references: dict[str, str]) -> Iterator[Claim]:
+    if block.kind == "row":
+        yield from _row_claim(block, index, references)
+        return
+    if block.inline is None:
+        return
+    flat = _flatten(block.inline, references)
+    for text, urls in _sentences(flat):
+        yield Claim(text, urls, index, block.kind)
+
+
+def _row_claim(block: _Block, index: int, references: dict[str, str]) -> Iterator[Claim]:
+    flat = _Inline()
+    for column, (header, cell) in enumerate(block.cells):
+        if column:
+            flat.add(" | ")
+        if header:
+            flat.add(f"{header}: ")
+        _flatten(cell, references, flat)
+    text = _tidy(flat.text())
+    if text:
+        yield Claim(text, tuple(dict.fromkeys(url for _, url in flat.anchors)), index, "row")
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence of plain text, cut where the answer's claims are cut and
+    at line breaks: how a page is read sentence by sentence."""
+    spans: list[tuple[int, int]] = []
+    offset = 0
+    for line in text.split("\n"):
+        cuts = [
+            0,
+            *(m.end() for m in _BOUNDARY.finditer(line) if not _abbreviation(line, m.start())),
+        ]
+        cuts.append(len(line))
+        spans.extend(
+            (offset + cuts[i], offset + cuts[i + 1])
+            for i in range(len(cuts) - 1)
+            if line[cuts[i] : cuts[i + 1]].strip()
+        )
+        offset += len(line) + 1
+    return spans
+
+
+def _sentences(flat: _Inline) -> Iterator[tuple[str, tuple[str, ...]]]:
+    text = flat.text()
+    cuts = [0, *(m.end() for m in _BOUNDARY.finditer(text) if not _abbreviation(text, m.start()))]
+    cuts.append(len(text))
+    spans = [(cuts[i], cuts[i + 1]) for i in range(len(cuts) - 1)]
+    cited: list[list[str]] = [[] for _ in spans]
+    for offset, url in flat.anchors:
+        cited[_owner(spans, offset, text)].append(url)
+    for (start, end), urls in zip(spans, cited, strict=True):
+        sentence = _tidy(text[start:end])
+        if sentence:
+            yield sentence, tuple(dict.fromkeys(urls))
+
+
+def _owner(spans: list[tuple[int, int]], offset: int, text: str) -> int:
+    """The sentence a citation at `offset` belongs to: the one it sits in, or the one before
+    when it stands at the very start of a sentence (`… capital. [1] Lyon …`)."""
+    for number, (start, end) in enumerate(spans):
+        if start <= offset < end or (offset == end and number == len(spans) - 1):
+            if number > 0 and not text[start:offset].strip():
+                return number - 1
+            return number
+    return len(spans) - 1
+
+
+def _abbreviation(text: str, stop: int) -> bool:
+    if text[stop] != ".":
+        return False
+    word = re.search(r"([A-Za-z]+)$", text[:stop])
+    if word is None:
+        return False
+    return (len(word[1]) == 1 and word[1].isupper()) or word[1].lower() in _ABBREVIATIONS
+
+
+def _tidy(text: str) -> str:
+    """Collapse the spaces and empty brackets that removed markup leaves: `tall ( ).` -> `tall.`"""
+    text = _SPACES.sub(" ", text)  # not str.split: a no-break space inside 1\u00a0083 stays
+    text = re.sub(r"\(\s*[,;]?\s*\)|\[\s*\]", "", text)
+    text = re.sub(r" +([.,;:!?)])", r"\1", text)
+    text = re.sub(r"([,;:])\1+", r"\1", text)
+    return _SPACES.sub(" ", text).strip(" -*#>|")
 
 
 def _marker_keys(body: str) -> list[str]:

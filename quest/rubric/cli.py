@@ -14,10 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from quest.rubric.citations import parse_citations
-from quest.rubric.documents import DocumentStore, load_docs_jsonl
+from quest.rubric.distractors import TitleDistractors
+from quest.rubric.documents import InMemoryDocumentStore, load_docs_jsonl
 from quest.rubric.errors import RubricError
 from quest.rubric.evaluate import evaluate
 from quest.rubric.importers import ImportedTree, export_quest, load_tree_file, read_capped
+from quest.rubric.judge import ChatClient
 from quest.rubric.model import MAX_DEPTH, JSONValue, RubricTree
 from quest.rubric.probes import probe_tree
 from quest.rubric.reward import Reward, extract_answer, label_citations, reward_from_report
@@ -26,6 +28,11 @@ from quest.rubric.verdict import LeafVerdict, verdict_from_json
 
 Handler = Callable[[argparse.Namespace], JSONValue]
 MAX_ANSWER_BYTES = 2_000_000
+JUDGE_HELP = (
+    "the judge model for judge leaves and citations: OpenAI-compatible endpoints "
+    "(URL|MODEL[|KEY_ENV], comma-separated, or JSON), transformers:<dir or smollm2> or "
+    "vllm:<model>; without one, judge leaves stay undecided"
+)
 
 
 class CliError(Exception):
@@ -63,14 +70,21 @@ def register(subparsers: Any) -> None:
     run.add_argument("file")
     run.add_argument("--answer", required=True, help="the answer (markdown)")
     run.add_argument("--docs", help="JSONL of {url, title, text}: the pages citations point to")
+    run.add_argument("--judge", help=JUDGE_HELP)
     run.set_defaults(func=_command(_evaluate))
 
     probe = actions.add_parser(
-        "probe", help="check that a tree ranks counterfactual answers soundly"
+        "probe",
+        help="is the tree sound: its solution passes, adversarial answers (negated, hedged, "
+        "wrong entity, URL only, echo, unrelated citation, gibberish, master keys) fail",
     )
     probe.add_argument("file")
     probe.add_argument("--solution", required=True, help="the reference solution (markdown)")
-    probe.add_argument("--docs", help="JSONL of {url, title, text}")
+    probe.add_argument(
+        "--docs", help="JSONL of {url, title, text}: cited pages, and distractors of each kind"
+    )
+    probe.add_argument("--question", help="the task's question (default: the tree's task)")
+    probe.add_argument("--judge", help=JUDGE_HELP)
     probe.set_defaults(func=_command(_probe))
 
 
@@ -156,8 +170,11 @@ def _evaluate(args: argparse.Namespace) -> JSONValue:
     compiled = compile_tree(_load(args).tree)
     answer = extract_answer(_text_file(args.answer))
     store = _store(args.docs)
-    report = evaluate(compiled, answer, store)
-    labels = label_citations(parse_citations(answer), store, task=compiled.tree.task_description)
+    judge = _judge(args.judge)
+    report = evaluate(compiled, answer, store, judge)
+    labels = label_citations(
+        parse_citations(answer), store, judge, task=compiled.tree.task_description
+    )
     reward = (
         reward_from_report(report, labels) if answer else Reward(0.0, 0.0, 0.0, (), "empty answer")
     )
@@ -166,10 +183,36 @@ def _evaluate(args: argparse.Namespace) -> JSONValue:
 
 def _probe(args: argparse.Namespace) -> JSONValue:
     compiled = compile_tree(_load(args).tree)
-    return probe_tree(compiled, _text_file(args.solution), _store(args.docs)).to_dict()
+    store = _store(args.docs)
+    distractors = (
+        TitleDistractors((d.url, d.title, d.text) for d in store.documents()) if store else None
+    )
+    return probe_tree(
+        compiled,
+        _text_file(args.solution),
+        store,
+        _judge(args.judge),
+        distractors=distractors,
+        question=args.question,
+    ).to_dict()
 
 
-def _store(path: str | None) -> DocumentStore | None:
+def _judge(spec: str | None) -> ChatClient | None:
+    """A chat client from --judge; a bad spec is a CLI error naming the option."""
+    if not spec:
+        return None
+    from quest.llm.config import client_from_config, parse_endpoints
+    from quest.llm.http import HTTPChat
+
+    try:
+        if spec.strip().startswith(("http://", "https://", "[")):
+            return HTTPChat(parse_endpoints(spec))
+        return client_from_config(spec)
+    except (ValueError, ImportError) as exc:
+        raise CliError("--judge", str(exc)) from None
+
+
+def _store(path: str | None) -> InMemoryDocumentStore | None:
     if path is None:
         return None
     try:

@@ -72,6 +72,9 @@ class InMemoryDocumentStore:
     def get(self, url: str) -> Document | None:
         return self._docs.get(normalise_url(url))
 
+    def documents(self) -> list[Document]:
+        return list(self._docs.values())
+
     def __len__(self) -> int:
         return len(self._docs)
 

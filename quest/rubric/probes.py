@@ -1,34 +1,40 @@
-"""Probes: does a tree rank counterfactual answers the way a sound reward must?
+"""Probes: is a tree a reward a policy can be trained on?
 
-From the reference solution we build: an empty answer, the solution without citations, the
-solution with its citations, cited gibberish (every word scrambled, every citation kept), and
-the solution with one checked value changed. A sound tree gives
-    with_citations >= without_citations > violated,   empty = 0,   cited_gibberish ~ 0.
+The reference solution, and answers written to beat the tree (quest.rubric.adversaries), are
+scored with the real reward. A tree is **sound** when
+
+- the solution earns at least SOLUTION_MIN (it is solvable with the pages it cites), and
+- every adversarial answer stays at or under its limit: ADVERSARIAL_MAX, or UNRELATED_MAX for
+  the correct text citing an unrelated page (its base may stand, its citations must not), and
+- the rankings hold: citations never lower the reward, and changing one checked value of the
+  solution lowers the rubric score (the tree, not only the citation term, notices).
+
+A tree whose leaves cannot all be decided (judge leaves without a judge) is *undecided*, never
+sound: its verdicts would be guesses. Probes that cannot be built (no checked value stated in
+the solution, no unrelated page) are reported as untested; they do not make a tree unsound.
 """
 
 from __future__ import annotations
 
-import re
-import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date
+from typing import Literal, TypeAlias
 
-from quest.rubric.checks import checked_values, date_bounds
+from quest.rubric import adversaries as adv
 from quest.rubric.citations import parse_citations, strip_citations
-from quest.rubric.dates import find_dates
+from quest.rubric.distractors import Distractors, NoDistractors
 from quest.rubric.documents import DocumentStore
 from quest.rubric.evaluate import evaluate
-from quest.rubric.judge import ChatClient
-from quest.rubric.model import Check, JSONValue, RubricTree
-from quest.rubric.numbers import find_numbers, number_from_param, numbers_match
+from quest.rubric.judge import ChatClient, judge_name
+from quest.rubric.model import JSONValue, RubricTree
 from quest.rubric.reward import combine, label_citations, valid_rate
 from quest.rubric.score import CompiledTree, compile_tree
 
-GIBBERISH_MAX = 0.05
-_PROTECTED = re.compile(r"https?://\S+|\[\^?\d[^\]\n]*\]")
-_WORD = re.compile(r"[^\W_]+")
-_SYLLABLES = ("zor", "qua", "blix", "vem", "tru", "pash", "gol", "nix", "frem", "dov")
-REPLACEMENT_NAME = "Zorblax Quintavelle"
+SOLUTION_MIN = 0.95
+ADVERSARIAL_MAX = 0.3
+UNRELATED_MAX = 0.8
+Verdict: TypeAlias = Literal["sound", "unsound", "undecided"]
+Role: TypeAlias = Literal["reference", "ranking", "adversarial"]
 
 
 @dataclass(frozen=True)
@@ -39,12 +45,22 @@ class Probe:
     reward: float
     complete: bool
     note: str = ""
+    role: Role = "adversarial"
+    limit: float | None = None  # the most an adversarial answer may earn
+
+    @property
+    def over_limit(self) -> bool:
+        return self.limit is not None and self.reward > self.limit + 1e-9
 
     def to_dict(self) -> dict[str, JSONValue]:
         return {
             "name": self.name,
+            "role": self.role,
+            "answer": self.answer,
             "root_score": self.root_score,
             "reward": self.reward,
+            "limit": self.limit,
+            "over_limit": self.over_limit,
             "complete": self.complete,
             "note": self.note,
         }
@@ -53,18 +69,47 @@ class Probe:
 @dataclass(frozen=True)
 class ProbeReport:
     probes: tuple[Probe, ...]
-    sound: bool
+    verdict: Verdict
     reasons: tuple[str, ...]
+    untested: tuple[str, ...] = ()
+    judge: str = ""
+
+    @property
+    def sound(self) -> bool:
+        return self.verdict == "sound"
+
+    @property
+    def hacks(self) -> tuple[Probe, ...]:
+        """Adversarial answers that earned more than their limit."""
+        return tuple(p for p in self.probes if p.over_limit)
 
     def probe(self, name: str) -> Probe | None:
         return next((p for p in self.probes if p.name == name), None)
 
     def to_dict(self) -> dict[str, JSONValue]:
         return {
+            "verdict": self.verdict,
             "sound": self.sound,
             "reasons": list(self.reasons),
+            "untested": list(self.untested),
+            "judge": self.judge,
+            "limits": {
+                "solution_min": SOLUTION_MIN,
+                "adversarial_max": ADVERSARIAL_MAX,
+                "unrelated_max": UNRELATED_MAX,
+            },
             "probes": [probe.to_dict() for probe in self.probes],
         }
+
+
+@dataclass(frozen=True)
+class _Case:
+    name: str
+    answer: str | None  # None: the probe cannot be built
+    role: Role
+    limit: float | None
+    note: str = ""  # said of the probe when built (what changed, what is odd)
+    missing: str = ""  # why it cannot be built, when it cannot
 
 
 def probe_tree(
@@ -72,146 +117,104 @@ def probe_tree(
     solution: str,
     store: DocumentStore | None = None,
     judge: ChatClient | None = None,
+    *,
+    distractors: Distractors | None = None,
+    question: str | None = None,
 ) -> ProbeReport:
+    """Score the solution and the adversarial battery; `question` defaults to the tree's task."""
     compiled = tree if isinstance(tree, CompiledTree) else compile_tree(tree)
-    answers: list[tuple[str, str, str]] = [
-        ("empty", "", ""),
-        ("without_citations", strip_citations(solution), ""),
-        (
-            "with_citations",
-            solution,
-            "" if parse_citations(solution).citations else "solution has no citations",
-        ),
-        ("cited_gibberish", gibberish(solution), ""),
-    ]
-    violated = violate(compiled, solution)
-    if violated is not None:
-        answers.append(("violated", violated[0], violated[1]))
-    probes = tuple(
-        _run(compiled, name, answer, note, store, judge) for name, answer, note in answers
+    task = question if question is not None else compiled.tree.task_description
+    cases = _cases(compiled, solution, task, distractors or NoDistractors())
+    run = _runner(compiled, store, judge, task)
+    probes = tuple(run(case) for case in cases if case.answer is not None)
+    untested = tuple(
+        f"{case.name}: {case.missing or 'cannot be built'}" for case in cases if case.answer is None
     )
-    reasons = _judge_ranking({p.name: p for p in probes})
-    if violated is None:
-        reasons.append("untested: no deterministic leaf value occurs in the solution to violate")
-    return ProbeReport(
-        probes, not [r for r in reasons if not r.startswith("untested")], tuple(reasons)
-    )
-
-
-def _run(
-    compiled: CompiledTree,
-    name: str,
-    answer: str,
-    note: str,
-    store: DocumentStore | None,
-    judge: ChatClient | None,
-) -> Probe:
-    report = evaluate(compiled, answer, store, judge)
-    if not answer.strip():
-        return Probe(name, answer, report.root_score, 0.0, report.complete, note)
-    labels = label_citations(
-        parse_citations(answer), store, judge, task=compiled.tree.task_description
-    )
-    reward = combine(report.root_score, valid_rate(labels))
-    return Probe(name, answer, report.root_score, reward, report.complete, note)
-
-
-def _judge_ranking(probes: dict[str, Probe]) -> list[str]:
-    reasons: list[str] = []
-    empty, plain, cited = probes["empty"], probes["without_citations"], probes["with_citations"]
-    gib, violated = probes["cited_gibberish"], probes.get("violated")
-    undecided = [p.name for p in probes.values() if not p.complete]
+    reasons = _failures({p.name: p for p in probes})
+    undecided = [p.name for p in probes if not p.complete]
     if undecided:
-        reasons.append(f"undecided leaves in {', '.join(undecided)} (errored checks score 0 here)")
-    if empty.root_score > 0:
-        reasons.append(f"the empty answer scores {empty.root_score:.3f}")
-    if gib.root_score > GIBBERISH_MAX or gib.reward > GIBBERISH_MAX:
-        reasons.append(f"cited gibberish earns {gib.reward:.3f} (root {gib.root_score:.3f})")
-    if cited.reward < plain.reward:
-        reasons.append(f"citations lower the reward ({cited.reward:.3f} < {plain.reward:.3f})")
-    if plain.root_score <= 0:
-        reasons.append("the solution without citations scores 0")
-    if violated is not None and not plain.reward > violated.reward:
-        reasons.append(
-            f"violating {violated.note} does not lower the reward ({violated.reward:.3f})"
-        )
-    return reasons
-
-
-def gibberish(solution: str) -> str:
-    """Every word scrambled (deterministically), every URL and citation marker kept."""
-    seed = zlib.crc32(solution.encode("utf-8"))
-    pieces: list[str] = []
-    last = 0
-    for match in _PROTECTED.finditer(solution):
-        pieces.append(_scramble(solution[last : match.start()], seed))
-        pieces.append(match[0])
-        last = match.end()
-    pieces.append(_scramble(solution[last:], seed))
-    return "".join(pieces)
-
-
-def _scramble(text: str, seed: int) -> str:
-    def word(match: re.Match[str]) -> str:
-        n = (seed + match.start() * 7919) % 1_000_003
-        out = ""
-        while len(out) < len(match[0]):
-            out += _SYLLABLES[n % len(_SYLLABLES)]
-            n //= len(_SYLLABLES) or 1
-            n += 3
-        return out[: max(len(match[0]), 3)]
-
-    return _WORD.sub(word, text)
-
-
-def violate(compiled: CompiledTree, solution: str) -> tuple[str, str] | None:
-    """The solution with the first checked value that it states changed, and what changed."""
-    for leaf in compiled.nodes[: compiled.leaf_count]:
-        check = leaf.check
-        if check is None:
-            continue
-        mutated = _mutate(check, solution)
-        if mutated is not None and mutated != solution:
-            return mutated, f"{leaf.id} ({check.kind})"
-    return None
-
-
-def _mutate(check: Check, solution: str) -> str | None:
-    if check.kind == "number" or (
-        check.kind == "source_supports" and not isinstance(check.params.get("value"), str)
-    ):
-        return _mutate_number(check, solution)
-    if check.kind == "date":
-        return _mutate_dates(check, solution)
-    values = [v for v in checked_values(check) if v.strip()]
-    if not values:
-        return None
-    pattern = re.compile(
-        "|".join(re.escape(v) for v in sorted(values, key=len, reverse=True)), re.IGNORECASE
+        verdict: Verdict = "undecided"
+        reasons.insert(0, f"undecided leaves in {', '.join(undecided)} (no judge could decide)")
+    else:
+        verdict = "unsound" if reasons else "sound"
+    return ProbeReport(
+        probes, verdict, tuple(reasons), untested, judge_name(judge) if judge else ""
     )
-    return pattern.sub(REPLACEMENT_NAME, solution) if pattern.search(solution) else None
 
 
-def _mutate_number(check: Check, solution: str) -> str | None:
-    expected = number_from_param(check.params.get("value"))
-    if expected is None:
-        return None
-    hits = [n for n in find_numbers(solution) if numbers_match(n, expected, 0.0, 0.0)]
-    for hit in reversed(hits):
-        changed = expected.value * 3 + 7
-        solution = (
-            solution[: hit.start] + f"{changed:f}".rstrip("0").rstrip(".") + solution[hit.end :]
+NO_VALUE = "no checked value is stated in the solution"
+
+
+def _cases(
+    compiled: CompiledTree, solution: str, task: str, distractors: Distractors
+) -> list[_Case]:
+    found = adv.slots(compiled)
+    cited = bool(parse_citations(solution).citations)
+    violated = adv.violate(found, solution)
+    attack = ADVERSARIAL_MAX
+    cases = [
+        _Case("solution", solution, "reference", None,
+              "" if cited else "the solution cites nothing"),
+        _Case("without_citations", strip_citations(solution), "ranking", None),
+        _Case("violated", violated[0] if violated else None, "ranking", None,
+              note=violated[1] if violated else "", missing=NO_VALUE),
+        _Case("empty", "", "adversarial", attack),
+        _Case("negated", adv.negated(solution, found), "adversarial", attack),
+        _Case("hedged", adv.hedged(solution, found, distractors), "adversarial", attack,
+              missing=NO_VALUE),
+        _Case("wrong_entity", adv.wrong_entity(solution, found, distractors), "adversarial",
+              attack, missing=NO_VALUE),
+        _Case("url_only", adv.url_only(solution), "adversarial", attack,
+              missing="the solution cites no URL"),
+        _Case("echo", task, "adversarial", attack),
+        _Case("unrelated_citation", adv.unrelated_citation(solution, distractors), "adversarial",
+              UNRELATED_MAX, missing="no unrelated page to cite"),
+        _Case("cited_gibberish", adv.gibberish(solution), "adversarial", attack),
+    ]  # fmt: skip
+    cases.extend(_Case(name, key, "adversarial", attack) for name, key in adv.MASTER_KEYS.items())
+    return cases
+
+
+def _runner(
+    compiled: CompiledTree, store: DocumentStore | None, judge: ChatClient | None, task: str
+) -> Callable[[_Case], Probe]:
+    def run(case: _Case) -> Probe:
+        answer = case.answer or ""
+        report = evaluate(compiled, answer, store, judge, task=task)
+        if not answer.strip():
+            reward = 0.0
+        else:
+            labels = label_citations(parse_citations(answer), store, judge, task=task)
+            reward = combine(report.root_score, valid_rate(labels))
+        return Probe(
+            case.name,
+            answer,
+            report.root_score,
+            reward,
+            report.complete,
+            case.note,
+            case.role,
+            case.limit,
         )
-    return solution if hits else None
+
+    return run
 
 
-def _mutate_dates(check: Check, solution: str) -> str | None:
-    """Move every date the check accepts out of its range: seven years past its end, or before
-    its start when it has no end."""
-    first, last = date_bounds(check)
-    outside = last.year + 7 if last.year < date.max.year - 7 else first.year - 7
-    hits = [span for span in find_dates(solution) if span.within(first, last)]
-    for span in reversed(hits):
-        text = solution[span.start : span.end].replace(str(span.first.year), str(outside))
-        solution = solution[: span.start] + text + solution[span.end :]
-    return solution if hits else None
+def _failures(probes: dict[str, Probe]) -> list[str]:
+    reasons: list[str] = []
+    solution, plain = probes["solution"], probes["without_citations"]
+    if solution.reward < SOLUTION_MIN:
+        root = f"root {solution.root_score:.3f}"
+        reasons.append(f"the solution earns {solution.reward:.3f} < {SOLUTION_MIN} ({root})")
+    reasons.extend(
+        f"{p.name} earns {p.reward:.3f} > {p.limit} (root {p.root_score:.3f})"
+        for p in probes.values()
+        if p.over_limit
+    )
+    if solution.reward < plain.reward:
+        reasons.append(f"citations lower the reward ({solution.reward:.3f} < {plain.reward:.3f})")
+    violated = probes.get("violated")
+    if violated is not None and not solution.root_score > violated.root_score:
+        score = f"{violated.root_score:.3f}"
+        reasons.append(f"violating {violated.note} does not lower the rubric score ({score})")
+    return reasons

@@ -1,9 +1,13 @@
 """Open-ended tasks (QUEST-SPEC §4): a candidate A against a reference B, criterion by criterion.
 
 S_x(d) = Σ w·s / Σ w over dimension d's criteria; T_x = Σ_d W_d·S_x(d); final = T_a / (T_a + T_b)
-(0.5 = on par with the reference). A judge reply with a missing score, or 0 for both answers,
-is a failed judge, not a verdict: it is listed in `errors` and the result has no final score,
-so the caller drops the task instead of training on a silent zero.
+(0.5 = on par with the reference). A judge reply with a missing or out-of-range score is a
+failed judge, not a verdict: it is listed in `errors` and the result has no final score, so the
+caller drops the task instead of training on a silent zero. One criterion scored 0 for both
+answers is a verdict (neither meets it); 0 for both on *every* criterion is the signature of a
+judge that always fails (QUEST-SPEC §4), and is dropped the same way.
+
+LLM judges favour one position, so `judge_pair` asks twice with A and B swapped and averages.
 """
 
 from __future__ import annotations
@@ -80,7 +84,8 @@ def relative_score(
     t_a = sum(dimension_weights[d] * s_a for d, (s_a, _) in per_dimension.items())
     t_b = sum(dimension_weights[d] * s_b for d, (_, s_b) in per_dimension.items())
     if t_a + t_b <= 0:
-        return RelativeScore(None, None, (t_a, t_b), per_dimension, ("both totals are 0",))
+        reason = "the judge gave 0 to both answers on every criterion (a failed judge)"
+        return RelativeScore(None, None, (t_a, t_b), per_dimension, (reason,))
     final = t_a / (t_a + t_b)
     return RelativeScore(final, discretise(final), (t_a, t_b), per_dimension)
 
@@ -120,8 +125,6 @@ def _score_problem(score: CriterionScore | None) -> str | None:
     low, high = SCORE_RANGE
     if not all(_finite(s) and low <= s <= high for s in (score.score_a, score.score_b)):
         return f"scores must be from {low:g} to {high:g}"
-    if score.score_a == 0 and score.score_b == 0:
-        return "judge gave 0 to both answers (a failed judge, not a verdict)"
     return None
 
 
@@ -163,10 +166,26 @@ def _as_number(value: object) -> float | None:
 def judge_pair(
     client: ChatClient, *, task: str, answer_a: str, answer_b: str, criterion: Criterion
 ) -> CriterionScore | None:
-    """One judge call scoring both answers on one criterion; None when the call fails."""
+    """Both answers scored on one criterion, in both positions (candidate first, then reference
+    first) and averaged, so a judge's preference for a position cancels out. None when either
+    call fails: a half-read criterion is not a score."""
+    first = _ask_pair(client, task, answer_a, answer_b, criterion)
+    second = _ask_pair(client, task, answer_b, answer_a, criterion) if first else None
+    if first is None or second is None:
+        return None
+    assert first.score_a is not None and first.score_b is not None
+    assert second.score_a is not None and second.score_b is not None
+    return CriterionScore(
+        (first.score_a + second.score_b) / 2, (first.score_b + second.score_a) / 2
+    )
+
+
+def _ask_pair(
+    client: ChatClient, task: str, first: str, second: str, criterion: Criterion
+) -> CriterionScore | None:
     prompt = (
-        f"Task:\n{task[:4000]}\n\nAnswer A:\n{answer_a[:20000]}\n\n"
-        f"Answer B:\n{answer_b[:20000]}\n\n"
+        f"Task:\n{task[:4000]}\n\nAnswer A:\n{first[:20000]}\n\n"
+        f"Answer B:\n{second[:20000]}\n\n"
         f"Criterion: {criterion.text}\n{criterion.explanation}\n\n"
         "Score each answer on this criterion from 0 to 10. "
         'Reply with JSON only: {"score_a": n, "score_b": n}.'

@@ -10,24 +10,19 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, TypeAlias
 
 from quest.rubric.citations import Citation, CitedAnswer, parse_citations
-from quest.rubric.documents import DocumentStore
+from quest.rubric.documents import Document, DocumentStore
 from quest.rubric.errors import RubricError
 from quest.rubric.evaluate import evaluate
 from quest.rubric.judge import ChatClient, ClaimJudge
 from quest.rubric.model import JSONValue, RubricTree
-from quest.rubric.numbers import find_numbers, numbers_match
 from quest.rubric.report import ScoreReport
 from quest.rubric.score import CompiledTree
-from quest.rubric.text import fold, key_tokens
+from quest.rubric.support import Label, page_support
 
-Label: TypeAlias = Literal["supported", "unsupported", "unknown"]
 BASE_SHARE = 0.75
 CITATION_SHARE = 0.25
-# Share of a fact's content words a page must contain for deterministic support.
-TOKEN_SHARE = 0.6
 _LABELS: dict[str, Label] = {"pass": "supported", "fail": "unsupported"}
 _ANSWER = re.compile(r"<answer>(.*?)</answer>", re.DOTALL | re.IGNORECASE)
 
@@ -37,6 +32,7 @@ class LabelledCitation:
     citation: Citation
     label: Label
     reason: str
+    quote: str = ""  # the page's words that support the fact (or came closest)
 
     def to_dict(self) -> dict[str, JSONValue]:
         return {
@@ -44,6 +40,7 @@ class LabelledCitation:
             "url": self.citation.url,
             "label": self.label,
             "reason": self.reason,
+            "quote": self.quote,
         }
 
 
@@ -95,9 +92,10 @@ def label_citations(
     *,
     task: str = "",
 ) -> tuple[LabelledCitation, ...]:
-    """Check each (fact, url) pair against its page: deterministically (the fact's numbers and
-    most of its content words appear on the page) or, with a judge, by the claim judge. A page
-    the store cannot return is unsupported: citing an unreadable page earns nothing."""
+    """Check each (fact, url) pair against its page: deterministically (one window of the page
+    states the fact's subject with its value or object, quest.rubric.support) or, with a judge,
+    by the claim judge. A page the store cannot return is unsupported: citing an unreadable
+    page earns nothing."""
     claim_judge = ClaimJudge(judge, store) if judge is not None else None
     return tuple(_label(c, cited.text, store, claim_judge, task) for c in cited.citations)
 
@@ -113,37 +111,19 @@ def _label(
         return LabelledCitation(citation, "unknown", "no document store configured")
     if claim_judge is not None:
         verdict = claim_judge.verdict(
-            citation.fact, task=task, answer=answer, sources=[citation.url]
+            citation.fact, task=task, answer=answer, sources=[citation.url], needs_source=True
         )
-        return LabelledCitation(citation, _LABELS.get(verdict.status, "unknown"), verdict.reasoning)
+        label = _LABELS.get(verdict.status, "unknown")
+        return LabelledCitation(citation, label, verdict.reasoning, verdict.evidence.quote)
     page = store.get(citation.url)
     if page is None:
         return LabelledCitation(citation, "unsupported", "page unreachable")
-    return _lexical_support(citation, page.text)
+    return _page_support(citation, page)
 
 
-def _lexical_support(citation: Citation, page_text: str) -> LabelledCitation:
-    tokens = [tok for tok in key_tokens(citation.fact) if not tok.isdigit()]
-    numbers = list(find_numbers(citation.fact))
-    if not tokens and not numbers:
-        return LabelledCitation(citation, "unknown", "nothing checkable in the cited sentence")
-    page_numbers = list(find_numbers(page_text)) if numbers else []
-    missing = [n for n in numbers if not any(numbers_match(p, n, 0.0, 0.0) for p in page_numbers)]
-    if missing:
-        return LabelledCitation(
-            citation,
-            "unsupported",
-            f"page does not state {citation.fact[missing[0].start : missing[0].end]}",
-        )
-    words = set(fold(page_text).split())
-    share = sum(1 for tok in tokens if tok in words) / len(tokens) if tokens else 1.0
-    if share >= TOKEN_SHARE:
-        return LabelledCitation(
-            citation, "supported", f"{share:.0%} of the fact's key words are on the page"
-        )
-    return LabelledCitation(
-        citation, "unsupported", f"only {share:.0%} of the fact's key words are on the page"
-    )
+def _page_support(citation: Citation, page: Document) -> LabelledCitation:
+    found = page_support(citation.fact, page)
+    return LabelledCitation(citation, found.label, found.reason, found.quote)
 
 
 def reward_from_report(report: ScoreReport, labels: Sequence[LabelledCitation]) -> Reward:

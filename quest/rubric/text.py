@@ -45,6 +45,20 @@ class FoldedText:
         at = padded.find(f" {phrase} ")
         return at  # padding shifts by one and the match starts one past the space: they cancel
 
+    def find_all(self, phrase: str) -> list[tuple[int, int]]:
+        """Every whole-word occurrence of `phrase` (already folded) as a span of the original
+        text: (start, end) offsets into `original`."""
+        spans: list[tuple[int, int]] = []
+        if not phrase or not self.origin:
+            return spans
+        padded = f" {self.folded} "
+        at = padded.find(f" {phrase} ")
+        while at >= 0:
+            last = min(at + len(phrase) - 1, len(self.origin) - 1)
+            spans.append((self.origin[at], self.origin[last] + 1))
+            at = padded.find(f" {phrase} ", at + 1)
+        return spans
+
     def quote(self, start: int, length: int, context: int = 80) -> str:
         """The original text around folded[start:start+length], trimmed to whole words."""
         if not self.origin:
@@ -94,3 +108,8 @@ def key_tokens(text: str) -> list[str]:
         for tok in fold(text).split()
         if tok not in STOPWORDS and (len(tok) > 2 or tok.isdigit())
     ]
+
+
+def word_set(words: str) -> frozenset[str]:
+    """A frozen set of the whitespace-separated words of `words` (for rule vocabularies)."""
+    return frozenset(words.split())

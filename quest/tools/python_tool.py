@@ -1,32 +1,38 @@
 """`PythonInterpreter(code)`: the code runs in a fresh child interpreter (`-I -S -B`: isolated,
-standard library only, no bytecode written) in a throwaway working directory, with a wall-clock
-limit (the child is killed), CPU, memory, file-size and open-file limits, a minimal environment
-(no secrets inherited), and an audit hook that refuses processes, sockets and files outside the
-working directory; sandbox_boot.py says exactly what it blocks and why it is best effort."""
+standard library only, no bytecode written) inside a bubblewrap jail (sandbox.py: no network, no
+host files but Python and its libraries, no new processes, a private tmpfs as working
+directory), with a wall-clock limit (the whole jail is killed) and CPU, memory, file-size and
+open-file limits (sandbox_boot.py). Where the jail cannot be built the tool is off and says why;
+it never runs code outside it."""
 
 from __future__ import annotations
 
 import contextlib
-import json
 import math
 import os
+import select
 import signal
 import subprocess
-import sys
-import tempfile
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import IO
 
 from quest.tools.arguments import code_from
 from quest.tools.results import MAX_TOOL_OUTPUT, ToolResult, failure, truncate
+from quest.tools.sandbox import (
+    BOOT_INSIDE,
+    interpreter,
+    jail,
+    locate,
+    sandbox_status,
+    seccomp_pipe,
+)
 
-BOOT = Path(__file__).with_name("sandbox_boot.py")
 MAX_CODE_CHARS = 100_000
 MAX_STREAM_BYTES = 32_000
 _KILL_WAIT_S = 5.0
+_SIGNALLED = 128
 
 
 @dataclass(frozen=True)
@@ -36,11 +42,13 @@ class Limits:
     memory_bytes: int = 512 * 1024 * 1024
     file_bytes: int = 16 * 1024 * 1024
     open_files: int = 64
+    disk_bytes: int = 64 * 1024 * 1024  # the working directory's tmpfs, all files together
 
 
 @dataclass(frozen=True)
 class Run:
-    """What one child run produced; `status` is the exit status, negative for a signal."""
+    """What one run produced; `status` is bwrap's exit status: the code's own, 128 + N when a
+    signal N killed the code, negative when a signal killed bwrap."""
 
     stdout: str
     stderr: str
@@ -57,15 +65,21 @@ class PythonInterpreter:
         *,
         site_packages: bool = False,
         output_limit: int = MAX_TOOL_OUTPUT,
+        bwrap: str = "bwrap",
     ) -> None:
         self.limits = limits or Limits()
         self.site_packages = site_packages
         self.output_limit = output_limit
+        self.bwrap = bwrap
 
     def __call__(self, code: str) -> ToolResult:
         return self.run({"code": code})
 
     def run(self, arguments: Mapping[str, object]) -> ToolResult:
+        available, reason = sandbox_status(self.bwrap)
+        if not available:
+            message = f"the Python tool is off: bubblewrap (bwrap) is not available: {reason}"
+            return failure(self.name, message)
         raw = arguments.get("code")
         if not isinstance(raw, str) or not code_from(raw).strip():
             return failure(self.name, "no code was given (send it inside <code>…</code>)")
@@ -78,19 +92,17 @@ class PythonInterpreter:
             return failure(self.name, f"the interpreter could not start ({error.strerror})")
 
     def execute(self, code: str) -> Run:
-        with tempfile.TemporaryDirectory(
-            prefix="quest-python-", ignore_cleanup_errors=True
-        ) as workdir:
+        with seccomp_pipe() as seccomp_fd:
             process = subprocess.Popen(
-                self._command(),
-                cwd=workdir,
-                env=_environment(workdir),
+                self._command(seccomp_fd),
+                env={},
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                start_new_session=True,  # its own process group, killed as one
+                pass_fds=(seccomp_fd,),
+                start_new_session=True,  # bwrap's group, killed as one; the jail dies with it
             )
-            return self._collect(process, code)
+        return self._collect(process, code)
 
     def report(self, run: Run) -> ToolResult:
         """stdout, stderr and what went wrong; stderr and the problem keep at least half of
@@ -107,17 +119,18 @@ class PythonInterpreter:
         text = truncate(text or "Finished execution with no output.", self.output_limit)
         return ToolResult(text=text, ok=problem is None, error=problem)
 
-    def _command(self) -> list[str]:
-        limits = self.limits
-        cpu = max(1, min(limits.cpu_s, math.ceil(limits.wall_s) + 1))
-        boot_limits = {
-            "memory_bytes": limits.memory_bytes,
-            "cpu_s": cpu,
-            "file_bytes": limits.file_bytes,
-            "open_files": limits.open_files,
-        }
+    def _command(self, seccomp_fd: int) -> list[str]:
+        python = interpreter(site_packages=self.site_packages)
         flags = ["-I", "-B"] if self.site_packages else ["-I", "-S", "-B"]
-        return [sys.executable, *flags, str(BOOT), json.dumps(boot_limits)]
+        return [*self._jail(seccomp_fd), python, *flags, BOOT_INSIDE, *boot_settings(self.limits)]
+
+    def _jail(self, seccomp_fd: int) -> list[str]:
+        return jail(
+            locate(self.bwrap) or self.bwrap,
+            seccomp_fd=seccomp_fd,
+            disk_bytes=self.limits.disk_bytes,
+            site_packages=self.site_packages,
+        )
 
     def _collect(self, process: subprocess.Popen[bytes], code: str) -> Run:
         assert process.stdin and process.stdout and process.stderr
@@ -127,12 +140,11 @@ class PythonInterpreter:
             process.stdin.close()
         except OSError:
             pass  # the child died before reading; its status says why
-        timed_out = False
-        try:
-            process.wait(timeout=self.limits.wall_s)
-        except subprocess.TimeoutExpired:
-            timed_out = True
+        timed_out = not _ends_within(process, self.limits.wall_s)
+        if timed_out:
             _kill(process)
+        else:
+            process.wait()
         out, err = (reader.text() for reader in readers)
         return Run(stdout=out, stderr=err, status=process.returncode, timed_out=timed_out)
 
@@ -141,9 +153,23 @@ class PythonInterpreter:
             return f"Killed: the code ran past the {self.limits.wall_s:g} s time limit."
         if run.status < 0:
             return f"Killed by {_signal_name(-run.status)}."
+        if run.status > _SIGNALLED:  # bwrap reports a child killed by signal N as 128 + N
+            return f"Killed by {_signal_name(run.status - _SIGNALLED)}."
         if run.status:
             return f"The code exited with status {run.status}."
         return None
+
+
+def boot_settings(limits: Limits) -> list[str]:
+    """sandbox_boot.py's arguments: the kernel limits it sets, as `name=value`."""
+    cpu = max(1, min(limits.cpu_s, math.ceil(limits.wall_s) + 1))  # SIGXCPU before the kill
+    settings = {
+        "memory_bytes": limits.memory_bytes,
+        "cpu_s": cpu,
+        "file_bytes": limits.file_bytes,
+        "open_files": limits.open_files,
+    }
+    return [f"{name}={value}" for name, value in settings.items()]
 
 
 class _Reader:
@@ -172,14 +198,16 @@ class _Reader:
         return text
 
 
-def _environment(workdir: str) -> dict[str, str]:
-    return {
-        "PATH": os.defpath,
-        "LANG": "C.UTF-8",
-        "LC_ALL": "C.UTF-8",
-        "HOME": workdir,
-        "TMPDIR": workdir,
-    }
+def _ends_within(process: subprocess.Popen[bytes], seconds: float) -> bool:
+    """Whether the process ends within `seconds`, woken by its pidfd the moment it does
+    (Popen.wait with a timeout polls, adding up to 50 ms to every call)."""
+    pidfd = os.pidfd_open(process.pid)
+    try:
+        poller = select.poll()  # not select.select, which refuses descriptors past 1023
+        poller.register(pidfd, select.POLLIN)
+        return bool(poller.poll(seconds * 1000))
+    finally:
+        os.close(pidfd)
 
 
 def _kill(process: subprocess.Popen[bytes]) -> None:

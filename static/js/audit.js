@@ -1,7 +1,8 @@
 /* questweb audit page: keyboard-first node verdicts, comments, edits, undo and drafts.
  *
  * State lives here and in localStorage (so a reload loses nothing, even offline) and is sent
- * to the server as a draft shortly after each change, which also keeps the task's lock alive.
+ * to the server as a draft shortly after each change, which also keeps the task's lock alive;
+ * audit-drafts.js does the sending, and the merging when another tab or device saved first.
  * Edits and submission go through the REST API (/api/audit/assignments/<id>/…), the same
  * services the API clients use. No framework: the tree is server-rendered rows.
  */
@@ -20,14 +21,10 @@
   const ERROR_LABELS = Object.fromEntries(
     [...document.querySelectorAll("[data-error-type]")].map((b) => [b.dataset.errorType, b.textContent]),
   );
-  const SAVE_DELAY_MS = 800;
-  const KEEPALIVE_MS = 60_000;
 
-  const state = { version: currentTreeVersion(), verdicts: {}, decision: "", comment: "", saved_at: 0 };
+  const state = { version: currentTreeVersion(), verdicts: {}, decision: "", comment: "" };
   const history = [];
   let focused = 0;
-  let saveTimer = null;
-  let lastServerSave = 0;
   let pendingEdit = null;
 
   function $(selector, scope = document) { return scope.querySelector(selector); }
@@ -62,12 +59,16 @@
 
   /* ---- painting ---------------------------------------------------------------------- */
 
+  function verdictText(label) {
+    const type = label.error_type ? ` · ${ERROR_LABELS[label.error_type] || label.error_type}` : "";
+    return label.verdict ? MARKS[label.verdict] + type : "";
+  }
+
   function paint(li) {
     const label = state.verdicts[li.dataset.node] || {};
     li.classList.remove("v-correct", "v-wrong", "v-unverifiable");
     if (label.verdict) li.classList.add(`v-${label.verdict}`);
-    const type = label.error_type ? ` · ${ERROR_LABELS[label.error_type] || label.error_type}` : "";
-    $(".vbadge", li).textContent = label.verdict ? MARKS[label.verdict] + type : "";
+    $(".vbadge", li).textContent = verdictText(label);
     const note = $(".anote", li);
     note.textContent = label.comment || "";
     note.hidden = !label.comment;
@@ -79,8 +80,12 @@
     $("#judged").textContent = judged;
     $("#total").textContent = rows().length;
     $("#version-number").textContent = state.version;
-    const shown = document.querySelector(`input[name=decision][value="${state.decision}"]`);
-    $("#decision-shown").textContent = shown ? shown.parentElement.textContent.trim().slice(2) : "none yet — press s";
+    $("#decision-shown").textContent = decisionText(state.decision) || "none yet — press s";
+  }
+
+  function decisionText(decision) {
+    const shown = decision && document.querySelector(`input[name=decision][value="${decision}"]`);
+    return shown ? shown.parentElement.textContent.trim().slice(2) : "";
   }
 
   function focusRow(index) {
@@ -105,49 +110,14 @@
   }
 
   function changed() {
-    state.saved_at = Date.now();
-    localStorage.setItem(storageKey, JSON.stringify(state));
     localStorage.setItem(undoKey, JSON.stringify(history.slice(-UNDO_KEPT)));
     paintAll();
-    clearTimeout(saveTimer);
-    saveTimer = setTimeout(saveDraft, SAVE_DELAY_MS);
-    saveState("saving…");
-  }
-
-  async function saveDraft() {
-    lastServerSave = Date.now();
-    const { version, verdicts, decision, comment } = state;
-    const result = await call("PUT", `${api}/draft`, { version, verdicts, decision, comment });
-    if (!result.ok) {
-      saveState("not saved on the server");
-      say(result.data.detail || "the draft could not be saved", "error");
-      return;
-    }
-    saveState(`saved ${new Date().toLocaleTimeString()}`);
-    const lock = $("#lock");
-    lock.dateTime = result.data.lock_expires_at;
-    lock.textContent = new Date(result.data.lock_expires_at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
-    if (result.data.current_version > state.version) {
-      say(`Someone else saved version ${result.data.current_version} of this tree: press r to load it (your verdicts on nodes that still exist are kept).`, "warn");
-    }
-  }
-
-  function keepAlive() {
-    if (Date.now() - lastServerSave > KEEPALIVE_MS) saveDraft();
+    drafts.changed();
   }
 
   function restore() {
-    const server = JSON.parse($("#audit-draft")?.textContent || "{}");
-    let local = null;
-    try { local = JSON.parse(localStorage.getItem(storageKey) || "null"); } catch { local = null; }
-    const serverTime = server.saved_at ? Date.parse(server.saved_at) : 0;
-    const chosen = local && local.saved_at > serverTime ? local : server;
-    state.verdicts = chosen.verdicts || {};
-    state.decision = chosen.decision || "";
-    state.comment = chosen.comment || "";
-    state.saved_at = chosen === local ? local.saved_at : serverTime;
+    drafts.restore();
     try { history.push(...JSON.parse(localStorage.getItem(undoKey) || "[]")); } catch { history.length = 0; }
-    if (chosen === local && local.saved_at > serverTime) saveDraft();
   }
 
   async function undo() {
@@ -340,10 +310,11 @@
     if (missing.length) { error.textContent = `${missing.length} node(s) have no verdict yet: ${missing.slice(0, 5).join(", ")}`; return; }
     if (!state.decision) { error.textContent = "Choose a decision: a, f or r."; return; }
     const verdicts = Object.fromEntries(present.map((id) => [id, state.verdicts[id]]));
-    const body = { version: state.version, decision: state.decision, comment: state.comment, verdicts };
+    if (!(await drafts.settle())) { dialog.close(); return; }  // a merge comes first
+    const body = { version: state.version, decision: state.decision, comment: state.comment, verdicts, base_revision: drafts.revision() };
     const result = await call("POST", `${api}/submit`, body);
-    if (!result.ok) { error.textContent = result.data.detail || "the submission failed"; return; }
-    clearTimeout(saveTimer);
+    if (result.status === 409 && Array.isArray(result.data.nodes)) { dialog.close(); drafts.submitRefused(); return; }
+    if (!result.ok) { error.textContent = result.data.detail || "the submission failed"; drafts.resume(); return; }
     localStorage.removeItem(storageKey);
     localStorage.removeItem(undoKey);
     document.getElementById("next-form").submit();
@@ -360,6 +331,10 @@
   };
 
   function dialogKey(dialog, event) {
+    if (dialog.id === "dlg-draft-conflict") {
+      if (drafts.dialogKey(event)) event.preventDefault();
+      return;
+    }
     const ctrlEnter = event.key === "Enter" && (event.ctrlKey || event.metaKey);
     if (dialog.id === "dlg-errortype" && /^[1-9]$/.test(event.key)) {
       pickErrorType(ERROR_TYPES[Number(event.key) - 1]);
@@ -384,7 +359,7 @@
     if (dialog) { dialogKey(dialog, event); return; }
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     if (["INPUT", "TEXTAREA", "SELECT"].includes(event.target.tagName)) return;
-    keepAlive();
+    drafts.keepAlive();
     if (VERDICT_KEYS[event.key]) { event.preventDefault(); giveVerdict(VERDICT_KEYS[event.key]); return; }
     const action = MAIN_KEYS[event.key];
     if (action) { event.preventDefault(); action(); }
@@ -412,7 +387,19 @@
   });
   $("#dlg-errortype").addEventListener("close", () => focusRow(focused + 1));
 
+  const drafts = window.questwebAuditDrafts({
+    root, api, storageKey, state, call, say, saveState,
+    replaced: paintAll,
+    rowIndex: (nodeId) => { const index = rows().indexOf(row(nodeId)); return index < 0 ? Infinity : index; },
+    nodeTitle: (nodeId) => (row(nodeId) ? $(".desc", row(nodeId)).textContent : "(not in this version of the tree)"),
+    describe: (label) => {
+      const verdict = verdictText(label || {}) || "no verdict";
+      return label?.comment ? `${verdict} · “${label.comment}”` : verdict;
+    },
+    describeField: (field, value) => (field === "decision" ? decisionText(value) : value && `“${value}”`) || "none",
+  });
   restore();
   paintAll();
   focusRow(0);
+  root.dataset.ready = "true";  // keys work from here on (the script is deferred)
 })();

@@ -13,6 +13,7 @@ from apps.audit.services import assignment_claim_next, assignment_submit
 from apps.rubrics.models import AuditState, RubricVersion, Task
 from apps.rubrics.services import version_create
 from tests.audit.conftest import all_nodes, claim_over_api
+from tests.factories import ProbeRunFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -189,6 +190,7 @@ def test_fix_and_accept_trains_on_the_fixed_version_even_after_later_edits(
     later = task.current_version.tree
     later["root"]["description"] = "edited after the audit"
     version_create(user=admin, task_id=task.pk, tree=later, base_number=2)
+    ProbeRunFactory(version=item.final_version)
     [(gated_task, gated)] = list(training_versions())
     assert gated_task.pk == task.pk and gated.number == 2
     assert gated.tree["root"]["children"][1]["critical"] is True

@@ -199,3 +199,33 @@ def test_exports_are_started_from_the_campaign_page_and_jsonl_streams(
     streamed = client.get(f"/audit/campaigns/{campaign.pk}/export.jsonl")
     [line] = b"".join(streamed.streaming_content).decode().splitlines()
     assert json.loads(line)["decision"] == "accept"
+
+
+def test_the_audit_page_shows_the_tasks_soundness_and_a_probe_button(
+    client: Client,
+    make_user: Callable[..., User],
+    campaign_of: Callable[..., Campaign],
+    settings: Any,
+) -> None:
+    from apps.audit.services import assignment_claim_next
+    from apps.rubrics.models import ProbeRun
+    from tests.factories import ProbeRunFactory
+
+    settings.LLM_JUDGE_MODEL = ""
+    solution = {"Canberra": {"description": "the capital", "reference_urls": []}}
+    campaign = campaign_of(tasks=1, task_fields={"solution": solution})
+    annotator = make_user("annotator")
+    held = assignment_claim_next(user=annotator, campaign_id=campaign.pk)
+    assert held is not None
+    page = _login(client, annotator).get(f"/audit/a/{held.pk}/").content.decode()
+    assert 'data-testid="probe-status"' in page and "not probed" in page
+    assert 'data-testid="probe-button"' in page
+    assert "No judge model is configured" not in page  # its tree has no judge leaf
+    pressed = client.post(
+        f"/tasks/{held.item.task_id}/probe/", {"part": "status"}, headers={"HX-Request": "true"}
+    ).content.decode()
+    assert pressed.lstrip().startswith('<div class="probe probe-status"') and "probing…" in pressed
+    ProbeRun.objects.all().delete()
+    ProbeRunFactory(version=held.item.task.current_version, verdict="unsound")
+    page = client.get(f"/audit/a/{held.pk}/").content.decode()
+    assert 'data-state="unsound"' in page and "every 2s" not in page

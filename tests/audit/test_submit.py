@@ -14,6 +14,7 @@ from apps.audit.selectors import training_eligible_tasks
 from apps.audit.services import assignment_claim_next
 from apps.rubrics.models import AuditState, Task
 from tests.audit.conftest import all_nodes, claim_over_api
+from tests.factories import ProbeRunFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -80,6 +81,8 @@ def test_two_agreeing_accepts_accept_the_task_and_let_it_into_training(
     item.refresh_from_db()
     assert (item.state, item.decision, item.final_version.number) == ("decided", "accept", 1)
     assert Task.objects.get().audit_state == AuditState.ACCEPTED
+    assert not training_eligible_tasks().exists(), "accepted, but its tree was never probed"
+    ProbeRunFactory(version=item.final_version)
     [eligible] = training_eligible_tasks()
     assert eligible.gated_version_id == item.final_version_id
 
@@ -161,6 +164,7 @@ def test_a_draft_is_kept_on_the_server_and_keeps_the_lock_alive(
         lock_expires_at=timezone.now() + timedelta(seconds=5)
     )
     draft = {
+        "base_revision": 0,
         "version": 1,
         "verdicts": {"capital": {"verdict": "wrong", "comment": "hmm"}},
         "decision": "reject",
@@ -172,6 +176,7 @@ def test_a_draft_is_kept_on_the_server_and_keeps_the_lock_alive(
         headers=headers,
     )
     assert saved.status_code == 200 and saved.json()["current_version"] == 1
+    assert saved.json()["draft_revision"] == 1
     assignment = Assignment.objects.get(pk=detail["id"])
     assert assignment.lock_expires_at > timezone.now() + timedelta(minutes=29)
     reloaded = client.get(f"/api/audit/assignments/{detail['id']}", headers=headers).json()
@@ -179,7 +184,7 @@ def test_a_draft_is_kept_on_the_server_and_keeps_the_lock_alive(
     assert reloaded["draft"]["decision"] == "reject"
     bad = client.put(
         f"/api/audit/assignments/{detail['id']}/draft",
-        data={"decision": "maybe"},
+        data={"base_revision": 1, "decision": "maybe"},
         content_type="application/json",
         headers=headers,
     )

@@ -4,6 +4,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from apps.accounts.models import User
 from apps.audit.models import Assignment, NodeVerdict
@@ -40,10 +41,12 @@ def test_an_annotator_audits_a_whole_tree_with_the_keyboard_only_and_submits(
     page.keyboard.type(PASSWORD)
     _keys(page, "Enter")
     page.wait_for_url(f"{base}/audit/campaigns/{campaign.pk}/")
-    _keys(page, "Enter")  # "Next task" has the focus
-    page.wait_for_selector(".atree[data-version='1']")
+    # The browser applies autofocus after the page loads: Enter before it reaches nothing.
+    expect(page.get_by_role("button", name="Next task")).to_be_focused()
+    _keys(page, "Enter")
+    page.wait_for_selector("#audit[data-ready] .atree[data-version='1']")
     nodes = page.eval_on_selector_all(".anode", "els => els.map(e => e.dataset.node)")
-    assert len(nodes) == 6 and page.inner_text("#judged") == "0"
+    assert len(nodes) == 7 and page.inner_text("#judged") == "0"
 
     _keys(page, "?")
     assert page.locator("#dlg-cheatsheet").is_visible()
@@ -62,10 +65,10 @@ def test_an_annotator_audits_a_whole_tree_with_the_keyboard_only_and_submits(
     assert "Saved version 2" in page.inner_text("#notice")
 
     page.reload()  # the draft survives a reload
-    page.wait_for_selector(".atree[data-version='2']")
+    page.wait_for_selector("#audit[data-ready] .atree[data-version='2']")
     assert page.inner_text("#judged") == "3"
-    _keys(page, "n", "1", "n", "1", "n", "1")
-    assert page.inner_text("#judged") == "6"
+    _keys(page, "n", "1", "n", "1", "n", "1", "n", "1")
+    assert page.inner_text("#judged") == "7"
 
     _keys(page, "s", "f", "Enter")
     page.wait_for_url(f"{base}/audit/campaigns/{campaign.pk}/")

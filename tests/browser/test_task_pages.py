@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,6 +13,7 @@ from tests.factories import PASSWORD
 from tests.rubrics.conftest import ROOT
 
 pytestmark = pytest.mark.django_db(transaction=True)
+KILIMANJARO = "https://en.wikipedia.org/wiki/Mount_Kilimanjaro"
 
 
 def _login(page: Any, base: str, user: User, next_url: str) -> None:
@@ -22,9 +24,19 @@ def _login(page: Any, base: str, user: User, next_url: str) -> None:
     page.wait_for_url(f"{base}{next_url}")
 
 
+def _kilimanjaro_corpus(settings: Any, tmp_path: Path) -> None:
+    """The real Wikipedia summary the demo task cites, as the app's corpus."""
+    from quest.corpus import corpus_write, load_wikipedia
+
+    settings.CORPUS_DIR = tmp_path / "corpus"
+    page = next(d for d in load_wikipedia() if d.title == "Mount Kilimanjaro")
+    corpus_write(settings.CORPUS_DIR, [page])
+
+
 def test_a_viewer_finds_a_task_and_watches_an_answer_light_up_the_tree(
-    live_server: Any, page: Any, make_user: Callable[..., User]
+    live_server: Any, page: Any, make_user: Callable[..., User], settings: Any, tmp_path: Path
 ) -> None:
+    _kilimanjaro_corpus(settings, tmp_path)
     demo_tasks_load(path=ROOT / "fixtures" / "demo" / "tasks.jsonl")
     task = Task.objects.get(provenance__demo_id="kilimanjaro")
     _login(page, live_server.url, make_user("viewer"), "/tasks/")
@@ -33,15 +45,21 @@ def test_a_viewer_finds_a_task_and_watches_an_answer_light_up_the_tree(
     page.wait_for_selector("#task-results >> text=1 task")
     page.click("text=Name the highest mountain in Africa")
     page.wait_for_url(f"{live_server.url}/tasks/{task.pk}/")
-    assert page.locator("li.leaf").count() == 3
+    assert page.locator("li.leaf").count() == 4
 
-    page.fill("textarea[name=answer]", "Mount Kilimanjaro is 5,895 m high and stands in Kenya.")
+    page.fill(
+        "textarea[name=answer]",
+        "Mount Kilimanjaro is the highest mountain in Africa, 5,895 m high, and stands in "
+        f"Kenya [1].\n\n[1] {KILIMANJARO}",
+    )
     page.click("button:has-text('Score it')")
     page.wait_for_selector("[data-testid=reward-value]")
     assert page.locator("li.leaf[data-node=mountain]").get_attribute("class").endswith("st-pass")
     assert "st-fail" in page.locator("li.leaf[data-node=country]").get_attribute("class")
-    # root = mean of the two non-critical leaves (height passes, country fails)
-    assert page.locator("[data-testid=reward-value]").inner_text() == "0.375"
+    # base = mean of the non-critical leaves: the height passes; the country fails, and so does
+    # the height's source, because the cited sentence also claims Kenya, which the page does
+    # not say; that citation earns nothing either: 0.75 x 1/3
+    assert page.locator("[data-testid=reward-value]").inner_text() == "0.250"
 
     page.locator("li.node[data-node=root] > details > summary").click()
     assert not page.locator("li.leaf[data-node=height]").is_visible()

@@ -186,9 +186,10 @@ def test_a_snippet_cannot_inject_html(
     assert "<script>alert" not in html and "&lt;script&gt;" in html
 
 
-def test_the_tool_service_answers_quest_shaped_json_from_loopback(
-    client: Client, small_corpus: Path
+def test_the_tool_service_answers_quest_shaped_json_from_loopback_when_opened(
+    client: Client, small_corpus: Path, settings: Any
 ) -> None:
+    settings.TOOLS_OPEN = True
     response = client.post(
         "/tools/search",
         data={"query": ["capital of Australia", "Kilimanjaro"]},
@@ -206,7 +207,10 @@ def test_the_tool_service_answers_quest_shaped_json_from_loopback(
     } in body["sources"]
 
 
-def test_scholar_searches_only_the_scholarly_sources(client: Client, small_corpus: Path) -> None:
+def test_scholar_searches_only_the_scholarly_sources(
+    client: Client, small_corpus: Path, settings: Any
+) -> None:
+    settings.TOOLS_OPEN = True
     body = client.post(
         "/tools/scholar",
         data={"query": "capital of Australia"},
@@ -217,9 +221,23 @@ def test_scholar_searches_only_the_scholarly_sources(client: Client, small_corpu
     assert "1. [Canberra](" in body["text"]
 
 
-def test_the_tool_service_refuses_strangers_and_bad_bodies(
+def test_without_a_token_the_tool_service_is_closed_even_to_loopback(
+    client: Client, small_corpus: Path
+) -> None:
+    local = client.post(
+        "/tools/search",
+        data={"query": "x"},
+        content_type="application/json",
+        REMOTE_ADDR="127.0.0.1",
+    )
+    assert local.status_code == 403
+    assert "set QUESTWEB_TOOLS_TOKEN" in local.json()["detail"]
+
+
+def test_the_tool_service_refuses_strangers_wrong_tokens_and_bad_bodies(
     client: Client, small_corpus: Path, settings: Any
 ) -> None:
+    settings.TOOLS_OPEN = True
     stranger = client.post(
         "/tools/search",
         data={"query": "x"},
@@ -232,6 +250,15 @@ def test_the_tool_service_refuses_strangers_and_bad_bodies(
     )
     assert bad.status_code == 400 and "query" in bad.json()["detail"]
     settings.TOOLS_TOKEN = "s3cret"
+    for header in ("Bearer wrong", "Bearer s3cret2", "s3cret", ""):
+        refused = client.post(
+            "/tools/search",
+            data={"query": "Canberra"},
+            content_type="application/json",
+            REMOTE_ADDR="127.0.0.1",
+            headers={"Authorization": header},
+        )
+        assert refused.status_code == 403, header
     with_token = client.post(
         "/tools/search",
         data={"query": "Canberra"},

@@ -51,16 +51,28 @@ def test_a_viewer_starts_a_scripted_session_and_its_run_is_enqueued_after_commit
     assert _no_enqueue == [Session.objects.get().pk]
 
 
+def _refusal(response: Any) -> str:
+    """The refusal in words: its detail, and each field's message where the schema refused it."""
+    body = response.json()
+    fields = [f"{error['loc'][-1]}: {error['msg']}" for error in body.get("errors", [])]
+    return "; ".join([body["detail"], *fields])
+
+
 @pytest.mark.parametrize(
     ("body", "message"),
     [
         ({"question": ""}, "give a question or a task"),
-        ({"question": "x" * 4001}, "longer than 4,000"),
-        ({"question": "q", "policy": "oracle"}, "policy must be one of"),
-        ({"question": "q", "policy": "llm", "model": "gpt-17"}, "model must be one of"),
-        ({"question": "q", "max_turns": 0}, "max_turns must be between"),
-        ({"question": "q", "max_turns": 401}, "max_turns must be between"),
-        ({"question": "q", "visibility": "everyone"}, "visibility must be one of"),
+        ({"question": "x" * 4001}, "question: String should have at most 4000 characters"),
+        ({"question": "q", "policy": "oracle"}, "policy: Input should be 'scripted' or 'llm'"),
+        (
+            {"question": "q", "max_turns": 0},
+            "max_turns: Input should be greater than or equal to 1",
+        ),
+        (
+            {"question": "q", "max_turns": 401},
+            "max_turns: Input should be less than or equal to 400",
+        ),
+        ({"question": "q", "visibility": "everyone"}, "visibility: Input should be 'private' or"),
         ({"task_id": 999999}, "no task 999999"),
     ],
 )
@@ -73,8 +85,31 @@ def test_a_bad_session_request_is_refused_with_a_message_and_nothing_is_created(
 ) -> None:
     response = _post(client, "/api/live/sessions", body, bearer(make_user("viewer")))
     assert response.status_code in (404, 422)
-    assert message in response.json()["detail"]
+    assert message in _refusal(response)
     assert not Session.objects.exists()
+
+
+def test_llm_sessions_need_the_permission_admins_grant_and_scripted_ones_do_not(
+    make_user: Callable[..., Any],
+    bearer: Callable[..., dict[str, str]],
+    client: Client,
+    _no_enqueue: list[int],
+) -> None:
+    from django.contrib.auth.models import Permission
+
+    viewer = make_user("viewer")
+    llm = {"question": "q", "policy": "llm", "model": "smollm2"}
+    refused = _post(client, "/api/live/sessions", llm, bearer(viewer))
+    assert refused.status_code == 403
+    assert "an admin must grant you" in refused.json()["detail"]
+    assert not Session.objects.exists()
+    assert _post(client, "/api/live/sessions", {"question": "q"}, bearer(viewer)).status_code == 201
+
+    viewer.user_permissions.add(Permission.objects.get(codename="use_llm"))
+    granted = bearer(type(viewer).objects.get(pk=viewer.pk))  # a fresh permission cache
+    bad_model = _post(client, "/api/live/sessions", {**llm, "model": "gpt-17"}, granted)
+    assert bad_model.status_code == 422 and "model must be one of" in bad_model.json()["detail"]
+    assert _post(client, "/api/live/sessions", llm, granted).status_code == 201
 
 
 def test_a_user_cannot_run_more_than_three_sessions_at_once(

@@ -7,6 +7,11 @@ from typing import Any
 
 import pytest
 
+# The corpus app's small real corpus (Canberra, Kilimanjaro, a GeoNames page) for probes.
+from tests.corpus.conftest import corpus_dir, small_corpus
+
+__all__ = ["corpus_dir", "small_corpus", "small_tree"]
+
 ROOT = Path(__file__).resolve().parents[2]
 QUEST_TREES = ROOT / "fixtures" / "quest-trees"
 
@@ -55,3 +60,17 @@ def small_tree(question: str = "Which city is the capital of Australia?") -> dic
 def _no_corpus(settings: Any, tmp_path: Path) -> None:
     """Each test starts without a corpus, whatever `make run` left in the data directory."""
     settings.CORPUS_DIR = tmp_path / "corpus"
+
+
+def judged_tree(question: str = "Which city is the capital of Australia?") -> dict[str, Any]:
+    """small_tree with one more leaf that only an LLM judge can decide."""
+    tree = small_tree(question)
+    tree["root"]["children"].append(
+        {
+            "id": "reasoned",
+            "description": "Explains why",
+            "critical": False,
+            "check": {"kind": "judge", "claim": "The answer explains why Canberra was chosen"},
+        }
+    )
+    return tree

@@ -53,7 +53,7 @@ def test_saving_an_edit_makes_a_new_current_version_and_the_diff_names_the_chang
     client: Client, make_user: Callable[..., User], bearer
 ) -> None:
     task = _task()
-    headers = bearer(make_user("annotator"))
+    headers = bearer(make_user("reviewer"))
     tree = copy.deepcopy(task.current_version.tree)
     tree["root"]["children"][1]["critical"] = True
     response = client.post(
@@ -75,7 +75,7 @@ def test_an_edit_based_on_an_old_version_is_refused_and_nothing_is_lost(
     client: Client, make_user: Callable[..., User], bearer
 ) -> None:
     task = _task()
-    headers = bearer(make_user("annotator"))
+    headers = bearer(make_user("reviewer"))
     tree = task.current_version.tree
     first = client.post(
         f"/api/tasks/{task.pk}/versions",
@@ -103,9 +103,9 @@ def test_an_invalid_edit_is_refused_with_the_node_path(
     tree["root"]["critical"] = True
     response = client.post(
         f"/api/tasks/{task.pk}/versions",
-        data={"tree": tree},
+        data={"tree": tree, "base_version": 1},
         content_type="application/json",
-        headers=bearer(make_user("annotator")),
+        headers=bearer(make_user("reviewer")),
     )
     assert response.status_code == 422
     assert "root" in response.json()["detail"] and "critical" in response.json()["detail"]

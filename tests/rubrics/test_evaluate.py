@@ -81,22 +81,25 @@ def test_verdicts_for_unknown_nodes_are_a_422_naming_them(
     assert response.status_code == 422 and "nope" in response.json()["detail"]
 
 
-def test_evaluating_an_answer_gives_the_reward_breakdown(
+def test_without_a_corpus_the_source_leaves_are_undecided_and_the_reward_is_dropped(
     client: Client, make_user: Callable[..., User], bearer
 ) -> None:
     demo_tasks_load(path=ROOT / "fixtures" / "demo" / "tasks.jsonl")
     task = Task.objects.get(provenance__demo_id="canberra")
     answer = (
-        "The capital is Canberra, officially named in 1913; Lake Burley Griffin lies at its "
-        "centre [Canberra](https://en.wikipedia.org/wiki/Canberra)."
+        "The capital of Australia is Canberra, home to 367,752 people. The largest city is "
+        "Sydney [GeoNames](https://www.geonames.org/2077456)."
     )
     body = _post(
         client, f"/api/tasks/{task.pk}/evaluate", {"answer": answer}, bearer(make_user("viewer"))
     ).json()
-    assert body["report"]["root_score"] == 1.0 and body["report"]["complete"] is True
-    # No corpus yet: the cited page is "unknown", so only the rubric part counts.
-    assert body["reward"]["base"] == 1.0 and body["reward"]["valid_rate"] == 0.0
-    assert body["reward"]["reward"] == 0.75
+    statuses = {n["id"]: n["status"] for n in body["report"]["nodes"]}
+    assert statuses["capital"] == statuses["population"] == statuses["largest"] == "passed"
+    # No corpus yet: the cited pages cannot be read, so the source leaves cannot be decided
+    # and the reward is dropped instead of guessed.
+    assert body["report"]["complete"] is False
+    assert body["reward"]["dropped"] is True and body["reward"]["reward"] is None
+    assert body["reward"]["unknown"] == 1
 
 
 def test_a_wrong_capital_fails_the_critical_leaf_and_skips_the_rest(
@@ -107,7 +110,7 @@ def test_a_wrong_capital_fails_the_critical_leaf_and_skips_the_rest(
     body = _post(
         client,
         f"/api/tasks/{task.pk}/evaluate",
-        {"answer": "Sydney, named in 1913, by Lake Burley Griffin."},
+        {"answer": "Sydney is the capital, not Canberra; 367,752 people live in Canberra."},
         bearer(make_user("viewer")),
     ).json()
     statuses = {n["id"]: n["status"] for n in body["report"]["nodes"]}
@@ -147,7 +150,7 @@ def test_the_try_an_answer_fragment_lights_up_the_tree(
     client.force_login(make_user("viewer"))
     html = client.post(
         f"/tasks/{task.pk}/try/",
-        {"answer": "Kilimanjaro, 5,895 m, in Kenya."},
+        {"answer": "Kilimanjaro is the highest mountain in Africa, 5,895 m high, in Kenya."},
         headers={"HX-Request": "true"},
     ).content.decode()
     assert 'data-testid="reward"' in html and 'hx-swap-oob="true"' in html

@@ -8,8 +8,8 @@ import pytest
 from django.test import Client
 
 from apps.accounts.models import User
+from apps.rubrics.imports import task_import_run
 from apps.rubrics.models import ImportStatus, RubricVersion, Task, TaskImport
-from apps.rubrics.services import task_import_run
 from tests.rubrics.conftest import small_tree
 
 pytestmark = pytest.mark.django_db

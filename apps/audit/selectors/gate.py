@@ -1,6 +1,8 @@
 """The training gate: only tasks whose latest audit decision accepts them reach training data,
 and always with the version that decision named (the fixed one after a fix-and-accept), never
-whatever the current version happens to be.
+whatever the current version happens to be. That version must also have been probed sound: its
+latest probe run is done and found the reference answer rewarded and no adversarial answer
+rewarded (an accepted tree a policy could game is not a reward to train on).
 
 Dataset builders read `training_eligible_tasks()` or `training_versions()`; they run in workers
 without a user, so these take none. `training_task_list` is the same gate for API callers.
@@ -16,16 +18,20 @@ from apps.accounts.models import User
 from apps.accounts.permissions import require_role
 from apps.accounts.roles import Role
 from apps.audit.models import CampaignTask, ItemState
-from apps.rubrics.models import AuditState, RubricVersion, Task
+from apps.rubrics.models import AuditState, ProbeRun, ProbeStatus, ProbeVerdict, RubricVersion, Task
 from quest.audit.taxonomy import ACCEPTING_DECISIONS
 
 ACCEPTED_STATES = (AuditState.ACCEPTED, AuditState.FIX_ACCEPTED)
 
 
 def training_eligible_tasks() -> QuerySet[Task]:
-    """Accepted tasks, each annotated with `gated_version_id`: the version to train on."""
+    """Accepted tasks whose gated version probed sound, each annotated with `gated_version_id`:
+    the version to train on."""
     latest = CampaignTask.objects.filter(task=OuterRef("pk"), state=ItemState.DECIDED).order_by(
         "-decided_at", "-pk"
+    )
+    probe = ProbeRun.objects.filter(version_id=OuterRef("gated_version_id")).order_by(
+        "-created_at", "-pk"
     )
     return (
         Task.objects.filter(audit_state__in=ACCEPTED_STATES)
@@ -35,6 +41,11 @@ def training_eligible_tasks() -> QuerySet[Task]:
             gated_version_number=Subquery(latest.values("final_version__number")[:1]),
         )
         .filter(gate_decision__in=ACCEPTING_DECISIONS, gated_version_id__isnull=False)
+        .annotate(
+            probe_status=Subquery(probe.values("status")[:1]),
+            probe_verdict=Subquery(probe.values("verdict")[:1]),
+        )
+        .filter(probe_status=ProbeStatus.DONE, probe_verdict=ProbeVerdict.SOUND)
         .order_by("pk")
     )
 

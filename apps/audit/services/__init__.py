@@ -6,12 +6,14 @@ from __future__ import annotations
 from apps.audit.services.adjudication import item_adjudicate, judge_verdicts_record
 from apps.audit.services.campaigns import campaign_close, campaign_create, demo_campaign_ensure
 from apps.audit.services.claims import assignment_claim_next, assignment_release
+from apps.audit.services.drafts import DraftConflict, assignment_draft_save
 from apps.audit.services.edits import EditConflict, EditResult, assignment_edit, assignment_revert
 from apps.audit.services.exports import export_enqueue, export_path, export_run
 from apps.audit.services.judging import solutions_judge_enqueue, solutions_judge_run
-from apps.audit.services.submissions import assignment_draft_save, assignment_submit
+from apps.audit.services.submissions import assignment_submit
 
 __all__ = [
+    "DraftConflict",
     "EditConflict",
     "EditResult",
     "assignment_claim_next",

@@ -167,6 +167,15 @@ def assignment_owned(user: User, assignment_id: int) -> Assignment:
     return assignment
 
 
+def ensure_in_progress(assignment: Assignment) -> None:
+    if assignment.status == AssignmentStatus.SUBMITTED:
+        raise Conflict("this task is already submitted")
+    if assignment.status == AssignmentStatus.RELEASED:
+        raise Conflict("you gave this task back; press next to continue")
+    if assignment.campaign.status != CampaignStatus.OPEN:
+        raise Conflict("the campaign is closed")
+
+
 def hold_slot(assignment: Assignment, now: datetime) -> None:
     """Keep the caller's slot: extend the lock, or take an expired slot back if nobody else
     took it meanwhile."""

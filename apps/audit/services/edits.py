@@ -15,8 +15,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.accounts.models import User
-from apps.audit.services.claims import assignment_owned, hold_slot
-from apps.audit.services.submissions import ensure_in_progress, task_version
+from apps.audit.services.claims import assignment_owned, ensure_in_progress, hold_slot
+from apps.audit.services.submissions import task_version
 from apps.common.errors import Conflict, Invalid
 from apps.rubrics import services as rubric_services
 from apps.rubrics.models import RubricVersion, Task

@@ -1,7 +1,8 @@
 """Judge suggestions for auditors. The configured LLM judge (QUESTWEB_JUDGE_MODEL) scores each
-task's reference solution against the task's current tree: a leaf that the reference solution
-fails or cannot settle hints that the leaf itself is wrong. The verdicts are stored as
-JudgeVerdict rows, shown next to the tree and compared with the humans' verdicts."""
+task's reference answer (or, without one, its solution written out) against the task's current
+tree: a leaf that the reference fails or cannot settle hints that the leaf itself is wrong. The
+verdicts are stored as JudgeVerdict rows, shown next to the tree and compared with the humans'
+verdicts."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from apps.accounts.roles import Role
 from apps.audit.models import Campaign, CampaignTask, JudgeVerdict
 from apps.audit.services.submissions import node_kinds
 from apps.common.errors import Invalid, NotFound
-from apps.rubrics.tree_view import solution_items
+from apps.rubrics.solutions import probe_text
 
 MAX_REASONING = 4000
 
@@ -38,15 +39,6 @@ def solutions_judge_enqueue(*, user: User, campaign_id: int) -> int:
     return campaign.items.count()
 
 
-def solution_text(solution: dict[str, Any]) -> str:
-    lines = []
-    for item in solution_items(solution):
-        head = f"{item['name']}: " if item["name"] else ""
-        sources = "".join(f" [{url}]({url})" for url in item["urls"])
-        lines.append(f"{head}{item['description']}{sources}")
-    return "\n".join(lines)
-
-
 def solutions_judge_run(*, campaign_id: int, client: Any = None) -> int:
     """Judge the reference solution of each task of the campaign; the leaf verdicts written."""
     from apps.live import llm
@@ -60,7 +52,7 @@ def solutions_judge_run(*, campaign_id: int, client: Any = None) -> int:
     )
     for item in items:
         task, version = item.task, item.task.current_version
-        text = solution_text(task.solution or {})
+        text = probe_text(task)
         if version is None or not text:
             continue
         result = answer_evaluate(task=task, text=text, judge=client)

@@ -1,8 +1,7 @@
-"""An annotator's work on one task: autosaved drafts, tree edits as new versions, submission."""
+"""Submitting an audit: every node's verdict and the task decision, on one tree version."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -19,14 +18,13 @@ from apps.audit.models import (
     ItemState,
     NodeVerdict,
 )
-from apps.audit.services.claims import assignment_owned, hold_slot, slots_taken
+from apps.audit.services.claims import assignment_owned, slots_taken
 from apps.audit.services.decisions import as_audited, item_settle
+from apps.audit.services.drafts import draft_history_clear, ensure_draft_revision
 from apps.common.errors import Conflict, Invalid, NotFound
 from apps.rubrics.models import RubricVersion
-from quest.audit.labels import MAX_COMMENT, parse_draft_label, parse_labels
+from quest.audit.labels import MAX_COMMENT, parse_labels
 from quest.audit.taxonomy import DECISIONS
-
-MAX_DRAFT_BYTES = 2_000_000
 
 
 @dataclass(frozen=True)
@@ -45,56 +43,6 @@ def node_kinds(tree: Mapping[str, Any]) -> dict[str, NodeKind]:
         kinds[str(node["id"])] = NodeKind(not children, bool(node.get("critical")))
         stack.extend(reversed(children))
     return kinds
-
-
-def _clean_draft(draft: Any) -> dict[str, Any]:
-    """A draft may be incomplete, but what it holds must be well formed and bounded."""
-    if not isinstance(draft, dict):
-        raise Invalid("the draft must be an object")
-    if len(json.dumps(draft)) > MAX_DRAFT_BYTES:
-        raise Invalid("the draft is too large")
-    verdicts = draft.get("verdicts") or {}
-    if not isinstance(verdicts, dict):
-        raise Invalid("draft verdicts must be an object")
-    try:
-        labels = {str(k)[:64]: parse_draft_label(v, f"node {k!r}") for k, v in verdicts.items()}
-    except ValueError as exc:
-        raise Invalid(str(exc)) from exc
-    decision = draft.get("decision") or ""
-    if decision and decision not in DECISIONS:
-        raise Invalid(f"decision must be one of {', '.join(DECISIONS)}")
-    comment = draft.get("comment") or ""
-    if not isinstance(comment, str) or len(comment) > MAX_COMMENT:
-        raise Invalid(f"the comment must be text of at most {MAX_COMMENT} characters")
-    version = draft.get("version")
-    return {
-        "verdicts": labels,
-        "decision": decision,
-        "comment": comment,
-        "version": version if isinstance(version, int) else None,
-    }
-
-
-def ensure_in_progress(assignment: Assignment) -> None:
-    if assignment.status == AssignmentStatus.SUBMITTED:
-        raise Conflict("this task is already submitted")
-    if assignment.status == AssignmentStatus.RELEASED:
-        raise Conflict("you gave this task back; press next to continue")
-    if assignment.campaign.status != CampaignStatus.OPEN:
-        raise Conflict("the campaign is closed")
-
-
-@transaction.atomic
-def assignment_draft_save(*, user: User, assignment_id: int, draft: Any) -> Assignment:
-    """Keep unsubmitted work on the server (and the lock alive) as the annotator goes."""
-    assignment = assignment_owned(user, assignment_id)
-    ensure_in_progress(assignment)
-    cleaned = _clean_draft(draft)
-    now = timezone.now()
-    hold_slot(assignment, now)
-    assignment.draft = {**cleaned, "saved_at": now.isoformat()}
-    assignment.save(update_fields=["draft", "lock_expires_at"])
-    return assignment
 
 
 def task_version(task_id: int, number: int) -> RubricVersion:
@@ -135,6 +83,13 @@ def _verdict_rows(
     ]
 
 
+def _as_draft(verdicts: Any, decision: Any, comment: Any) -> dict[str, Any]:
+    """A submission seen as a draft, to compare with the stored one."""
+    if isinstance(verdicts, dict):
+        verdicts = {k: v for k, v in verdicts.items() if v is not None}
+    return {"verdicts": verdicts, "decision": decision, "comment": comment}
+
+
 def _still_holds(assignment: Assignment, item: CampaignTask) -> None:
     """A submission after the lock expired still counts if nobody took the slot meanwhile."""
     now = timezone.now()
@@ -154,13 +109,17 @@ def assignment_submit(
     decision: str,
     verdicts: Any,
     comment: str = "",
+    base_revision: int = 0,
 ) -> Assignment:
-    """Record every node's verdict and the task decision, made on tree `version`."""
+    """Record every node's verdict and the task decision, made on tree `version`. Like a draft
+    save it names the draft revision it was based on (0: the caller kept no draft), and is
+    refused if the draft was saved elsewhere since: submitting would discard that work."""
     assignment = assignment_owned(user, assignment_id)
     if assignment.status == AssignmentStatus.SUBMITTED:
         raise Conflict("this task is already submitted")
     if assignment.campaign.status != CampaignStatus.OPEN:
         raise Conflict("the campaign is closed")
+    ensure_draft_revision(assignment, base_revision, _as_draft(verdicts, decision, comment))
     item = (
         CampaignTask.objects.select_for_update(of=("self",))
         .select_related("campaign", "start_version")
@@ -181,6 +140,7 @@ def assignment_submit(
     assignment.comment = comment.strip()
     assignment.draft = {}
     assignment.save()
+    draft_history_clear(assignment)
     item.submitted += 1
     item_settle(item)
     return assignment

@@ -14,6 +14,8 @@ from django.views.decorators.http import require_GET, require_POST
 from apps.audit import selectors, services
 from apps.audit.models import Assignment, AssignmentStatus
 from apps.audit.rows import audit_rows
+from apps.rubrics.probe_view import probe_context
+from apps.rubrics.selectors import probe_latest
 from apps.rubrics.tree_view import solution_items
 from quest.audit.taxonomy import DECISIONS, ERROR_TYPES, VERDICTS
 
@@ -38,9 +40,10 @@ def assignment_page(request: HttpRequest, assignment_id: int) -> HttpResponse:
     editable = (
         assignment.annotator_id == request.user.pk and assignment.status == AssignmentStatus.ACTIVE
     )
+    probe = probe_latest(version=task.current_version)
     context = {
         **_tree_context(assignment),
-        "task": task,
+        **probe_context(user=request.user, task=task, run=probe),
         "campaign": assignment.campaign,
         "start_version": assignment.item.start_version,
         "solution_items": solution_items(task.solution),

@@ -48,7 +48,7 @@ def test_mentions_accepts_aliases_and_quotes_the_original_text() -> None:
 
 
 def test_mentions_failure_says_what_was_missing() -> None:
-    assert verdict("mentions", "Lyon", value="Paris").reasoning == "'Paris' is not mentioned"
+    assert verdict("mentions", "Lyon", value="Paris").reasoning == "'Paris' is not stated"
 
 
 def test_mentions_can_look_in_the_cited_pages() -> None:
@@ -152,9 +152,13 @@ def test_impossible_dates_are_not_dates() -> None:
 # -- regex -------------------------------------------------------------------------------------
 
 
-def test_regex_matches_and_quotes_the_match() -> None:
-    result = verdict("regex", "Patent US 11,234,567 B2", pattern=r"US\s[\d,]+\sB\d")
-    assert (result.status, result.evidence.quote) == ("pass", "US 11,234,567 B2")
+def test_regex_matches_and_quotes_the_claim_it_matched_in() -> None:
+    answer = "Filed in 2023. Patent US 11,234,567 B2 covers lidar."
+    result = verdict("regex", answer, pattern=r"US\s[\d,]+\sB\d")
+    assert (result.status, result.evidence.quote) == (
+        "pass",
+        "Patent US 11,234,567 B2 covers lidar.",
+    )
 
 
 @pytest.mark.parametrize("pattern", [r"a*a*a*b", r"(a|aa)*c", r"(x+x+)+y", r"(\w+\s?)*!"])
@@ -195,7 +199,8 @@ def test_source_supports_passes_when_the_page_cited_next_to_the_value_states_it(
 def test_source_supports_fails_without_a_citation_next_to_the_value() -> None:
     answer = f"The tower is 330 m tall. Source: elsewhere.\n\nMore at [wiki]({WIKI})."
     assert (
-        verdict("source_supports", answer, STORE, value=330).reasoning == "no citation next to 330"
+        verdict("source_supports", answer, STORE, value=330).reasoning
+        == "no citation in the claims that state 330"
     )
 
 
@@ -217,3 +222,102 @@ def test_source_supports_counts_an_unreachable_page_as_unsupported() -> None:
 
 def test_source_supports_without_a_store_is_an_error() -> None:
     assert verdict("source_supports", f"330 m [x]({WIKI})", value=330).status == "error"
+
+
+# -- what a policy would try: every kind reads claims, not strings ------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kind", "answer", "params"),
+    [
+        ("mentions", "It is Lyon, not Paris.", {"value": "Paris"}),
+        ("mentions", "Paris is not the capital.", {"value": "Paris"}),
+        ("mentions", "It could be Lyon, Paris, Nice or Lille.", {"value": "Paris"}),
+        ("mentions", "Is it Paris?", {"value": "Paris"}),
+        ("mentions", "Lyon is the capital; other cities include Nice, Paris and Lille.",
+         {"value": "Paris"}),
+        ("mentions", "Paris is a lovely city.", {"value": "Paris", "context": ["capital"]}),
+        ("mentions", "See https://en.wikipedia.org/wiki/Paris for details.", {"value": "Paris"}),
+        ("mentions", "```\nParis\n```", {"value": "Paris"}),
+        ("one_of", "It is France or Spain.", {"values": ["France", "Spain"]}),
+        ("one_of", "Spain borders France.", {"values": ["France", "Portugal"], "at_least": 2,
+                                             "list": True}),
+        ("number", "It is between 300 and 400 metres tall.", {"value": 330}),
+        ("number", "It is 300, 330 or 360 metres tall.", {"value": 330}),
+        ("number", "It is more than 330 metres tall.", {"value": 330}),
+        ("number", "It is not 330 metres tall.", {"value": 330}),
+        ("date", "It opened between 1887 and 1890.", {"value": "1889"}),
+        ("date", "It opened in 1888 or 1889.", {"value": "1889"}),
+        ("regex", "Do not apply butter to a burn.", {"pattern": "apply butter"}),
+    ],
+)  # fmt: skip
+def test_negated_hedged_listed_ranged_and_hidden_values_fail_every_check_kind(
+    kind: str, answer: str, params: dict
+) -> None:
+    result = verdict(kind, answer, **params)
+    assert result.status == "fail", result.reasoning
+
+
+@pytest.mark.parametrize(
+    ("kind", "answer", "params"),
+    [
+        ("mentions", "It is Paris, not Lyon.", {"value": "Paris"}),
+        ("mentions", "It is not true that Paris is not the capital.", {"value": "Paris"}),
+        ("mentions", "Paris (not Lyon) is the capital.",
+         {"value": "Paris", "context": ["capital"]}),
+        ("one_of", "Spain and Portugal both border France.",
+         {"values": ["Spain", "Portugal"], "at_least": 2, "list": True, "context": ["border"]}),
+        ("number", "It is 330 m (1,083 ft) tall, not 300 m.", {"value": 330}),
+        ("date", "It opened on 31 March 1889, not in 1887.", {"value": "1889-03-31"}),
+        ("regex", "Never use ice. Apply butter? No: cool it under running water.",
+         {"pattern": "running water"}),
+    ],
+)  # fmt: skip
+def test_affirmative_claims_still_pass_beside_denials_and_double_negatives(
+    kind: str, answer: str, params: dict
+) -> None:
+    result = verdict(kind, answer, **params)
+    assert result.status == "pass", result.reasoning
+    assert result.evidence.quote  # the claim it rests on
+
+
+def test_a_failure_names_why_each_mention_did_not_count() -> None:
+    result = verdict("mentions", "It is Lyon, not Paris.", value="Paris")
+    assert result.reasoning == (
+        "'Paris' appears only where the answer does not commit to it: negated by \"not\" in "
+        '"It is Lyon, not Paris."'
+    )
+
+
+def test_a_raw_regex_reads_markup_and_urls_for_format_checks() -> None:
+    answer = f"See [the tower]({WIKI})."
+    assert verdict("regex", answer, pattern=r"wikipedia\.org", raw=True).status == "pass"
+    assert verdict("regex", answer, pattern=r"wikipedia\.org").status == "fail"
+
+
+def test_source_supports_needs_a_committing_claim_and_the_relation_on_its_page() -> None:
+    denied = f"The tower is not 330 metres tall [1].\n\n[1] {WIKI}"
+    assert verdict("source_supports", denied, STORE, value=330).status == "fail"
+    other_fact = f"The tower's lift is 330 metres long [1].\n\n[1] {WIKI}"
+    result = verdict("source_supports", other_fact, STORE, value=330)
+    assert result.status == "fail" and "no cited page states 330" in result.reasoning
+
+
+def test_forty_slow_regex_leaves_share_one_budget_for_the_whole_answer() -> None:
+    ctx = CheckContext(answer="a" * 60_000)
+    slow = Check("regex", {"pattern": r"(a+)+b"})  # refused at validation; run here anyway
+    verdicts = [run_check(slow, ctx) for _ in range(40)]
+    assert all(v.status == "error" for v in verdicts)
+    assert "regex time (1 s) is spent" in verdicts[-1].reasoning
+    assert ctx.regex_seconds <= 0
+
+
+def test_a_context_in_another_clause_about_another_entity_does_not_count() -> None:
+    answer = "Sydney is the capital, not Canberra; 367,752 people live in Canberra."
+    assert verdict("mentions", answer, value="Canberra", context=["capital"]).status == "fail"
+
+
+def test_a_table_row_carries_its_header_as_the_context() -> None:
+    answer = "| Question | Answer |\n|---|---|\n| Capital | Canberra |\n| Largest city | Sydney |"
+    assert verdict("mentions", answer, value="Canberra", context=["capital"]).status == "pass"
+    assert verdict("mentions", answer, value="Sydney", context=["capital"]).status == "fail"

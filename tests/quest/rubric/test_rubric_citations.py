@@ -13,8 +13,15 @@ def pairs(answer: str) -> list[tuple[str, str]]:
 
 
 def test_markdown_links_cite_the_sentence_they_sit_in() -> None:
-    answer = f"Paris is the capital ([source]({A})). Lyon is second."
-    assert pairs(answer) == [("Paris is the capital (source).", A)]
+    answer = f"Paris is the capital ([source]({A})). Lyon is [second]({B})."
+    assert pairs(answer) == [("Paris is the capital.", A), ("Lyon is second.", B)]
+
+
+@pytest.mark.parametrize("label", ["1", "^2", "[3]", "source", "link", A])
+def test_a_link_whose_text_is_only_a_marker_cites_without_adding_words(label: str) -> None:
+    assert pairs(f"Kilimanjaro is 5,895 m high [{label}]({A}).") == [
+        ("Kilimanjaro is 5,895 m high.", A)
+    ]
 
 
 @pytest.mark.parametrize(
@@ -63,7 +70,7 @@ def test_unresolved_markers_cite_nothing() -> None:
 
 
 def test_bare_urls_count_as_citations_without_trailing_punctuation() -> None:
-    assert pairs(f"See {A}.") == [("See", A)]
+    assert pairs(f"See {A}.") == [("See.", A)]
 
 
 def test_urls_are_listed_once_in_order() -> None:

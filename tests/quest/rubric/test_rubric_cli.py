@@ -163,23 +163,37 @@ def test_evaluate_checks_an_answer_with_cited_pages(tmp_path: Path) -> None:
     assert output["reward"]["citations"][0]["label"] == "supported"
 
 
-def test_probe_reports_soundness(tmp_path: Path) -> None:
+def test_probe_reports_soundness_over_the_whole_adversarial_battery(tmp_path: Path) -> None:
     tree = write(tmp_path / "tree.json", TREE)
     solution = write(tmp_path / "solution.md", f"It is 330 metres tall [1].\n\n[1] {WIKI}")
     docs = write(
         tmp_path / "docs.jsonl",
-        json.dumps({"url": WIKI, "title": "Eiffel", "text": "It is 330 metres tall."}),
+        json.dumps({"url": WIKI, "title": "Eiffel", "text": "It is 330 metres tall."})
+        + "\n"
+        + json.dumps(
+            {"url": "https://x.example/a", "title": "Algebra", "text": "Algebra is maths."}
+        ),
     )
-    code, output, _ = run("probe", tree, "--solution", solution, "--docs", docs)
+    code, output, _ = run(
+        "probe", tree, "--solution", solution, "--docs", docs, "--question", "How tall is it?"
+    )
     assert code == 0
-    assert output["sound"] is True
-    assert [p["name"] for p in output["probes"]] == [
-        "empty",
-        "without_citations",
-        "with_citations",
-        "cited_gibberish",
-        "violated",
-    ]
+    assert (output["verdict"], output["sound"]) == ("sound", True)
+    names = [p["name"] for p in output["probes"]]
+    assert names[:3] == ["solution", "without_citations", "violated"]
+    assert {"negated", "hedged", "wrong_entity", "url_only", "echo", "master_key_colon"} <= set(
+        names
+    )
+    echo = next(p for p in output["probes"] if p["name"] == "echo")
+    assert (echo["answer"], echo["reward"], echo["limit"]) == ("How tall is it?", 0.0, 0.3)
+
+
+def test_a_bad_judge_spec_is_a_one_line_error_naming_the_option(tmp_path: Path) -> None:
+    tree = write(tmp_path / "tree.json", TREE)
+    solution = write(tmp_path / "solution.md", "It is 330 metres tall.")
+    code, _, error = run("probe", tree, "--solution", solution, "--judge", "telepathy:x")
+    assert code == 1
+    assert error.startswith("error: --judge: unknown LLM backend 'telepathy:x'")
 
 
 def test_main_can_be_called_in_process(capsys: pytest.CaptureFixture[str]) -> None:

@@ -97,8 +97,9 @@ def test_evaluate_stops_judging_a_sequence_at_its_first_failure() -> None:
             sequential=True,
         )
     )
-    judge = ScriptedJudgeStandIn([verdict_json(True)] * 2 + [verdict_json(False)] * 2)
-    report = evaluate(t, "answer", judge=judge)
+    passed = verdict_json(True, answer_quote="Step one is done.")
+    judge = ScriptedJudgeStandIn([passed] * 2 + [verdict_json(False)] * 2)
+    report = evaluate(t, "Step one is done.", judge=judge)
     assert judge.calls == 4
     assert [report.status_of(f"step{i}") for i in range(4)] == [
         "passed",

@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping, Sequence
+
 import pytest
 from rubric_helpers import leaf, node, tree
 from rubric_judges import KeywordJudgeStandIn
@@ -19,6 +22,7 @@ from quest.rubric import (
     relative_score,
     valid_rate,
 )
+from quest.rubric.relative import judge_pair
 
 WIKI = "https://en.wikipedia.org/wiki/Eiffel_Tower"
 STORE = InMemoryDocumentStore(
@@ -157,14 +161,63 @@ def test_discretisation_follows_the_thresholds(final: float, reward: float) -> N
     assert discretise(final) == reward
 
 
-def test_a_judge_that_scores_both_answers_zero_is_an_error_not_a_zero() -> None:
-    scores = [CriterionScore(0, 0), CriterionScore(5, 5), CriterionScore(7, 7)]
+def test_one_criterion_that_neither_answer_meets_is_a_verdict_not_an_error() -> None:
+    scores = [CriterionScore(0, 0), CriterionScore(5, 5), CriterionScore(7, 6)]
+    result = relative_score(WEIGHTS, CRITERIA, scores)
+    t_a = 0.5 * (0.4 * 5) + 0.5 * 7
+    t_b = 0.5 * (0.4 * 5) + 0.5 * 6
+    assert result.errors == ()
+    assert result.final == pytest.approx(t_a / (t_a + t_b))
+
+
+def test_a_judge_that_scores_both_answers_zero_everywhere_is_an_error_not_a_zero() -> None:
+    scores = [CriterionScore(0, 0)] * 3
     result = relative_score(WEIGHTS, CRITERIA, scores)
     assert result.final is None and result.discrete is None
-    (error,) = result.errors
-    assert error == (
-        "criterion 0 ('covers causes'): "
-        "judge gave 0 to both answers (a failed judge, not a verdict)"
+    assert result.errors == (
+        "the judge gave 0 to both answers on every criterion (a failed judge)",
+    )
+
+
+class _PositionBiasedJudgeStandIn:
+    """Gives the answer in position A two points more than it deserves."""
+
+    def __init__(self, deserved: dict[str, float]) -> None:
+        self.deserved = deserved
+        self.prompts: list[str] = []
+
+    def chat(self, messages: Sequence[Mapping[str, str]]) -> str:
+        prompt = messages[-1]["content"]
+        self.prompts.append(prompt)
+        first = prompt.split("Answer A:\n", 1)[1].split("\n\nAnswer B:", 1)[0]
+        second = prompt.split("Answer B:\n", 1)[1].split("\n\nCriterion:", 1)[0]
+        return json.dumps({"score_a": self.deserved[first] + 2, "score_b": self.deserved[second]})
+
+
+def test_judge_pair_asks_in_both_orders_and_cancels_a_position_bias() -> None:
+    judge = _PositionBiasedJudgeStandIn({"candidate": 6, "reference": 6})
+    score = judge_pair(
+        judge, task="t", answer_a="candidate", answer_b="reference", criterion=CRITERIA[0]
+    )
+    assert score == CriterionScore(7.0, 7.0)
+    assert len(judge.prompts) == 2
+    assert judge.prompts[0].index("candidate") < judge.prompts[0].index("reference")
+    assert judge.prompts[1].index("reference") < judge.prompts[1].index("candidate")
+
+
+def test_judge_pair_is_missing_when_either_order_fails() -> None:
+    class FailsSecond:
+        calls = 0
+
+        def chat(self, messages: Sequence[Mapping[str, str]]) -> str:
+            self.calls += 1
+            if self.calls == 2:
+                raise TimeoutError("slow")
+            return '{"score_a": 5, "score_b": 5}'
+
+    assert (
+        judge_pair(FailsSecond(), task="t", answer_a="a", answer_b="b", criterion=CRITERIA[0])
+        is None
     )
 
 

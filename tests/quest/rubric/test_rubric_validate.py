@@ -17,6 +17,7 @@ from quest.rubric import (
 )
 from quest.rubric.errors import MAX_ERRORS
 from quest.rubric.model import FORMAT
+from quest.rubric.regex_guard import pattern_problem
 
 
 def canonical(root: dict, scoring: str = "quest") -> dict:
@@ -355,3 +356,24 @@ def test_importing_does_not_mutate_its_input() -> None:
     import_tree(data)
     assert data == before
     assert json.dumps(data) == json.dumps(before)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "problem"),
+    [
+        (r"(a+)+b", "nests unbounded repeats"),
+        (r"(\w+\s?)*!", "nests unbounded repeats"),
+        (r"(x+x+)+y", "nests unbounded repeats"),
+        (r"(a|aa)*c", "alternatives that can start alike"),
+        (r"(?:x|y|xy)+", "alternatives that can start alike"),
+    ],
+)
+def test_catastrophic_regexes_are_refused_at_validation(pattern: str, problem: str) -> None:
+    assert problem in (pattern_problem(pattern) or "")
+
+
+@pytest.mark.parametrize(
+    "pattern", [r"(cool|cold) (running )?water", r"(cat|dog)s*", r"(a|b)*c", r"US\s[\d,]+\sB\d"]
+)
+def test_ordinary_regexes_pass_validation(pattern: str) -> None:
+    assert pattern_problem(pattern) is None

@@ -1,19 +1,22 @@
+"""The PythonInterpreter in its bubblewrap jail: what the code can do, its limits, and the tool
+switching itself off where no jail can be built (escapes: test_python_sandbox.py)."""
+
 from __future__ import annotations
 
 import os
-import tempfile
+import shutil
+import time
 from pathlib import Path
 
-import pytest
-
 from quest.tools import Limits, PythonInterpreter
+from quest.tools.sandbox import sandbox_status
 
 QUICK_KILL = Limits(wall_s=1.0)
+REPO = Path(__file__).resolve().parents[3]
 
 
-@pytest.fixture(scope="module")
-def python() -> PythonInterpreter:
-    return PythonInterpreter()
+def test_the_sandbox_works_on_this_machine() -> None:
+    assert sandbox_status() == (True, "ok")
 
 
 def test_it_runs_code_and_shows_what_it_printed(python: PythonInterpreter) -> None:
@@ -99,6 +102,31 @@ def test_a_sleeping_program_is_killed_and_its_earlier_output_kept() -> None:
     assert result.text.endswith("Killed: the code ran past the 1 s time limit.")
 
 
+def test_a_killed_run_leaves_no_process_behind() -> None:
+    marker = 512 * 1024 * 1024 + os.getpid()  # the memory limit is on the child's command line
+    tool = PythonInterpreter(Limits(wall_s=1.0, memory_bytes=marker))
+
+    result = tool("import time\ntime.sleep(60)")
+
+    assert result.error == "Killed: the code ran past the 1 s time limit."
+    deadline = time.monotonic() + 5
+    while _processes_mentioning(str(marker)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _processes_mentioning(str(marker))
+
+
+def _processes_mentioning(text: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            command = (entry / "cmdline").read_bytes()
+        except OSError:  # not a process, or one that just ended
+            continue
+        if text.encode() in command and entry.name != "self":
+            found.append(int(entry.name))
+    return found
+
+
 def test_a_huge_allocation_is_stopped_by_the_memory_limit(python: PythonInterpreter) -> None:
     result = python("data = bytearray(10**10)\nprint('allocated')")
 
@@ -114,165 +142,28 @@ def test_a_file_cannot_grow_past_the_size_limit() -> None:
     assert "OSError: [Errno 27] File too large" in result.text
 
 
-@pytest.mark.parametrize(
-    ("code", "refusal"),
-    [
-        ("import os\nos.fork()", "os.fork is not allowed"),
-        ("import os\nos.system('echo hi')", "os.system is not allowed"),
-        ("import os\nos.execv('/bin/echo', ['echo'])", "os.exec is not allowed"),
-        ("import subprocess\nsubprocess.run(['echo', 'hi'])", "subprocess.Popen is not allowed"),
-        (
-            "import _posixsubprocess\n_posixsubprocess.fork_exec()",
-            "starting processes is not allowed",
-        ),
-        ("import multiprocessing\nmultiprocessing.Pool(2)", "os.fork is not allowed"),
-        ("import pty\npty.fork()", "is not allowed"),
-    ],
-)
-def test_starting_processes_is_refused(python: PythonInterpreter, code: str, refusal: str) -> None:
-    result = python(code + "\nprint('escaped')")
-
-    assert refusal in result.text
-    assert "escaped" not in result.text
-    assert "hi\n" not in result.text
-
-
-@pytest.mark.parametrize(
-    ("code", "refusal"),
-    [
-        (
-            "import socket\nsocket.create_connection(('127.0.0.1', 6379))",
-            "socket.getaddrinfo is not allowed",
-        ),
-        (
-            "import socket\ns = socket.socket()\ns.connect(('127.0.0.1', 6379))",
-            "socket.__new__ is not allowed",
-        ),
-        ("import socket\nsocket.gethostbyname('example.org')", "is not allowed"),
-        ("import urllib.request\nurllib.request.urlopen('http://127.0.0.1:8000/')", "not allowed"),
-    ],
-)
-def test_network_access_is_refused(python: PythonInterpreter, code: str, refusal: str) -> None:
-    result = python(code + "\nprint('connected')")
-
-    assert refusal in result.text
-    assert "connected" not in result.text
-
-
-def test_the_code_cannot_signal_the_process_that_runs_it(python: PythonInterpreter) -> None:
-    result = python("import os, signal\nos.kill(os.getppid(), signal.SIGKILL)")
-
-    assert "os.kill is not allowed" in result.text
-    assert python("print('still here')").text == "stdout:\nstill here\n"
-
-
-@pytest.mark.parametrize(
-    ("code", "refusal"),
-    [
-        ("import resource\nresource.setrlimit(resource.RLIMIT_AS, (-1, -1))", "not allowed"),
-        ("import ctypes", "the module _ctypes is not available"),
-        (
-            "import importlib.machinery as m, importlib.util as u, _posixsubprocess as p\n"
-            "loader = m.ExtensionFileLoader('_posixsubprocess', p.__file__)\n"
-            "u.module_from_spec(u.spec_from_loader('_posixsubprocess', loader))",
-            "the module _posixsubprocess is not available",
-        ),
-        ("import os\nos.symlink('/', 'root')", "os.symlink is not allowed"),
-    ],
-)
-def test_escape_hatches_are_refused(python: PythonInterpreter, code: str, refusal: str) -> None:
-    assert refusal in python(code).text
-
-
-@pytest.mark.parametrize(
-    "code",
-    [
-        "import __main__\n__main__._BLOCKED = frozenset()\nimport os\nos.fork()",
-        "import sys\nsys._getframe(1).f_globals['_BLOCKED'] = frozenset()\nimport os\nos.fork()",
-        "import builtins\nbuiltins.isinstance = lambda *a: True\nimport os\nos.fork()",
-        "import gc\ngc.get_objects()",
-    ],
-)
-def test_rebinding_the_sandboxs_names_does_not_lift_its_refusals(
-    python: PythonInterpreter, code: str
-) -> None:
-    result = python(code + "\nprint('lifted')")
-
-    assert "is not allowed" in result.text
-    assert "lifted" not in result.text
-
-
-def test_files_are_written_in_a_working_directory_removed_afterwards(
-    python: PythonInterpreter,
-) -> None:
-    code = "import os\nopen('notes.txt', 'w').write('kept?')\nprint(os.getcwd(), os.listdir())"
+def test_a_legitimate_computation_returns_its_output(python: PythonInterpreter) -> None:
+    code = (
+        "import math, statistics\n"
+        "data = [2.5, 3.5, 1.0, 4.0, 9.0]\n"
+        "print(statistics.mean(data), statistics.median(data), round(statistics.stdev(data), 4))\n"
+        "print(math.comb(10, 3), sum(x * x for x in data))"
+    )
 
     result = python(code)
 
-    workdir, listing = result.text.removeprefix("stdout:\n").split(" ", 1)
-    assert listing.strip() == "['notes.txt']"
-    assert Path(workdir).parent == Path(tempfile.gettempdir())
-    assert not Path(workdir).exists()
+    assert result.ok
+    assert result.text == "stdout:\n4.0 3.5 3.0208\n120 116.5\n"
 
 
-def test_each_run_gets_a_fresh_working_directory(python: PythonInterpreter) -> None:
-    python("open('left-behind.txt', 'w').write('x')")
-
-    assert python("import os\nprint(os.listdir())").text == "stdout:\n[]\n"
-
-
-def test_writing_outside_the_working_directory_is_refused(
-    python: PythonInterpreter, tmp_path: Path
-) -> None:
-    target = tmp_path / "escape.txt"
-
-    result = python(f"open({str(target)!r}, 'w').write('x')")
-
-    assert f"writing {target} (only the working directory is writable) is not allowed" in (
-        result.text
+def test_threads_still_work_inside_the_sandbox(python: PythonInterpreter) -> None:
+    code = (
+        "from concurrent.futures import ThreadPoolExecutor\n"
+        "with ThreadPoolExecutor(4) as pool:\n"
+        "    print(sum(pool.map(abs, range(-10, 0))))"
     )
-    assert not target.exists()
 
-
-def test_deleting_outside_the_working_directory_is_refused(
-    python: PythonInterpreter, tmp_path: Path
-) -> None:
-    victim = tmp_path / "keep.txt"
-    victim.write_text("precious")
-
-    result = python(f"import os\nos.remove({str(victim)!r})")
-
-    assert "os.remove outside the working directory is not allowed" in result.text
-    assert victim.read_text() == "precious"
-
-
-@pytest.mark.parametrize(
-    "path",
-    [
-        str(Path(__file__).resolve()),
-        "/proc/self/root" + str(Path(__file__).resolve()),
-        "/proc/1/environ",
-        "../../../../../../etc/hostname",
-    ],
-)
-def test_reading_files_outside_python_and_the_working_directory_is_refused(
-    python: PythonInterpreter, path: str
-) -> None:
-    result = python(f"print(open({path!r}).read())")
-
-    assert "is not allowed" in result.text
-
-
-def test_the_workers_environment_and_its_secrets_are_not_inherited(
-    python: PythonInterpreter, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("JINA_API_KEY", "jina-secret-value")
-
-    result = python("import os\nprint(sorted(os.environ))")
-
-    assert "JINA_API_KEY" not in result.text
-    assert "jina-secret-value" not in result.text
-    assert os.environ["JINA_API_KEY"] == "jina-secret-value"
+    assert python(code).text == "stdout:\n55\n"
 
 
 def test_long_output_is_cut_with_a_marker_and_the_traceback_survives() -> None:
@@ -299,3 +190,27 @@ def test_missing_or_oversized_code_is_refused_without_running(python: PythonInte
     assert python.run({}).error == "no code was given (send it inside <code>…</code>)"
     assert python("<code>  </code>").error == "no code was given (send it inside <code>…</code>)"
     assert python("x = 1\n" * 50_000).error == "the code is longer than 100,000 characters"
+
+
+def test_without_bwrap_the_tool_is_off_and_says_why() -> None:
+    tool = PythonInterpreter(bwrap="/nonexistent/bwrap")
+
+    result = tool("print('ran')")
+
+    assert not result.ok
+    assert result.text == (
+        "[PythonInterpreter] Error: the Python tool is off: bubblewrap (bwrap) is not "
+        "available: no executable '/nonexistent/bwrap' was found (install the Debian package "
+        "bubblewrap)"
+    )
+
+
+def test_a_bwrap_that_cannot_build_the_jail_turns_the_tool_off() -> None:
+    false = shutil.which("false")
+    assert false is not None
+
+    result = PythonInterpreter(bwrap=false)("print('ran')")
+
+    assert result.error == (
+        "the Python tool is off: bubblewrap (bwrap) is not available: bwrap exited with status 1"
+    )

@@ -1,6 +1,11 @@
 """Offline accuracy of the scripted researcher on questions made from the corpus data files.
 
-    .venv/bin/python benchmarks/agent_accuracy.py --corpus DIR [--n 60] [--max-turns 20]
+    .venv/bin/python benchmarks/agent_accuracy_bench.py [--corpus DIR] [--n 60] [--max-turns 20]
+
+Without --corpus it builds the offline corpus from the packages into a temporary directory with
+its BM25 index (a few seconds; the dense index takes minutes on 2 cores, so this run searches with
+BM25 alone; pass a corpus directory that has its dense index, such as var/corpus after `make run`,
+for hybrid search).
 
 Each question and its gold answer come straight from the data files the corpus was built from
 (GeoNames and countryinfo records, Wikipedia lead sentences), never from the policy:
@@ -25,6 +30,7 @@ import json
 import re
 import statistics
 import sys
+import tempfile
 import time
 import unicodedata
 from collections.abc import Callable, Iterator
@@ -263,14 +269,29 @@ def report(outcomes: list[Outcome], verbose: bool) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--corpus", type=Path, required=True, help="corpus directory")
+    parser.add_argument("--corpus", type=Path, help="corpus directory (default: build one)")
     parser.add_argument("--n", type=int, default=60, help="questions in all (split by family)")
     parser.add_argument("--max-turns", type=int, default=20, help="turn budget per question")
     parser.add_argument("--verbose", action="store_true", help="print every question")
     args = parser.parse_args()
-    outcomes = evaluate(args.corpus, args.n, args.max_turns)
+    with tempfile.TemporaryDirectory(prefix="agent-accuracy-") as scratch:
+        corpus = args.corpus or build_corpus(Path(scratch))
+        outcomes = evaluate(corpus, args.n, args.max_turns)
     report(outcomes, args.verbose)
     return 0
+
+
+def build_corpus(directory: Path) -> Path:
+    """The offline corpus from the packages, with its BM25 index."""
+    from quest.corpus import corpus_write, load_offline
+    from quest.search.indexing import bm25_build
+
+    started = time.perf_counter()
+    report = corpus_write(directory, load_offline())
+    bm25_build(directory)
+    seconds = time.perf_counter() - started
+    print(f"corpus: {report.summary.documents:,} documents, BM25 only, built in {seconds:.0f} s")
+    return directory
 
 
 if __name__ == "__main__":
