@@ -13,6 +13,10 @@ from workers.routes import ROUTES
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "questweb.settings")
 
 app = Celery("questweb")
+# The default for every thread, not only the one that imported this module: shared tasks resolve
+# their app per call, and a thread with none (a sync view under ASGI, Django's live server) would
+# otherwise get Celery's fallback app and publish to amqp://localhost, where no worker listens.
+app.set_default()
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.conf.task_default_queue = Queue.DEFAULT.value
 app.conf.task_routes = ROUTES

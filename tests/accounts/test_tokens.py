@@ -212,3 +212,36 @@ def test_the_settings_page_reports_an_invalid_token_form(
     )
     assert response.status_code == 422
     assert "Expires in days" in response.content.decode()
+
+
+def test_token_issue_prints_a_secret_that_authenticates(make_user: Callable[..., User]) -> None:
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    user = make_user("viewer", username="scripted")
+    out = StringIO()
+    call_command("token_issue", "scripted", "--name", "ci", stdout=out)
+    secret = out.getvalue().strip()
+    assert ApiToken.objects.get(user=user).name == "ci"
+    response = Client().get("/api/me", headers={"Authorization": f"Bearer {secret}"})
+    assert response.status_code == 200
+    assert response.json()["username"] == "scripted"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["nobody"], "no active user named 'nobody'"),
+        (["scripted", "--days", "0"], "expires_in_days"),
+    ],
+)
+def test_token_issue_refuses_bad_input_by_name(
+    make_user: Callable[..., User], argv: list[str], message: str
+) -> None:
+    from django.core.management import CommandError, call_command
+
+    make_user("viewer", username="scripted")
+    with pytest.raises(CommandError, match=message):
+        call_command("token_issue", *argv)
+    assert not ApiToken.objects.exists()
