@@ -73,6 +73,9 @@ def jail(bwrap: str, *, seccomp_fd: int, disk_bytes: int, site_packages: bool) -
     command += ["--uid", NOBODY, "--gid", NOBODY, "--cap-drop", "ALL", "--clearenv"]
     for name, value in _ENVIRONMENT.items():
         command += ["--setenv", name, value]
+    # The working directory first: a tmpfs mounted later over /tmp would hide an environment
+    # that lives under /tmp (a checkout in /tmp/ci binds /tmp/ci/.venv).
+    command += ["--size", str(disk_bytes), "--tmpfs", WORKDIR]
     for path in _python_paths(site_packages=site_packages) + _LIBRARIES:
         command += ["--ro-bind-try", path, path]
     for path in _LIBRARY_LINKS:  # the same /lib links (or directories) as the host's
@@ -81,7 +84,6 @@ def jail(bwrap: str, *, seccomp_fd: int, disk_bytes: int, site_packages: bool) -
         elif os.path.isdir(path):
             command += ["--ro-bind", path, path]
     command += ["--ro-bind", str(BOOT), BOOT_INSIDE, "--dev", "/dev"]
-    command += ["--size", str(disk_bytes), "--tmpfs", WORKDIR]
     # Last, once every mount point exists: the jail's own root and /dev are tmpfs that would
     # otherwise take files without a size limit.
     command += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", WORKDIR]
