@@ -21,6 +21,7 @@ AREAS: tuple[str, ...] = (
     "quest.search.cli",
     "quest.llm.cli",
     "quest.agent.cli",
+    "quest.synthesis.cli",
 )
 
 

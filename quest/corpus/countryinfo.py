@@ -144,3 +144,8 @@ def _lists(record: Record) -> list[str]:
         if items:
             facts.append(f"{label} {listing(items)}.")
     return facts
+
+
+def countryinfo_records() -> dict[str, Record]:
+    """The records the pages are written from, by ISO alpha-2 code (the same file choice)."""
+    return _records()

@@ -164,3 +164,22 @@ def _capital(
     if namesakes[0]["geonameid"] != city["geonameid"]:
         return []
     return [f"It is the capital of {_name(country)}."]
+
+
+def geonames_records(
+    *, min_city_population: int = MIN_CITY_POPULATION
+) -> tuple[dict[str, Record], dict[str, str], list[Record]]:
+    """The records the pages are written from: countries by ISO code, continent names by code,
+    and the cities that get a page (largest first), for code that reasons over the facts
+    (quest.synthesis) and must agree with the pages exactly."""
+    countries = _read("countries.json")
+    continents = {code: str(c.get("name", code)) for code, c in _read("continents.json").items()}
+    cities = sorted(
+        (c for c in _read(CITIES_FILE).values() if int(c["population"]) >= min_city_population),
+        key=lambda c: (-int(c["population"]), int(c["geonameid"])),
+    )
+    return countries, continents, cities
+
+
+def country_name(record: Record) -> str:
+    return _name(record)

@@ -1,0 +1,151 @@
+"""`python -m quest synth --generator kg --count N --seed S --corpus DIR --out tasks.jsonl`.
+
+Writes every accepted task as one line in the `/api/imports` format; `--report FILE` also
+writes every candidate (accepted or not) with the outcome and reason of each funnel stage.
+Progress goes to stderr, one line per candidate. DIR is a corpus directory
+(`python -m quest corpus load`); with its BM25 index built, the baseline stage runs the
+scripted agent on each accepted task. Bad input exits 1 with one line on stderr, and the output
+file is only replaced once the batch has finished.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import os
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from quest.corpus.cli import UsageError, guarded
+from quest.synthesis.model import GENERATORS, MAX_BATCH, STAGES, BatchSpec
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "synth", help="synthesize objective tasks from the corpus, through the funnel"
+    )
+    parser.add_argument("--generator", choices=GENERATORS, default="kg")
+    parser.add_argument("--count", type=int, default=20, help=f"proposals, 1 to {MAX_BATCH}")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--corpus", required=True, metavar="DIR", help="a corpus directory")
+    parser.add_argument("--out", required=True, metavar="FILE", help="accepted tasks (JSONL)")
+    parser.add_argument("--report", metavar="FILE", help="every candidate and its stages (JSONL)")
+    parser.add_argument("--classes", metavar="C1=W,…", help="class weights (default: QUEST's)")
+    parser.add_argument(
+        "--categories",
+        metavar="SUB=W;…",
+        help="subcategory weights, ';'-separated (default: least-used first)",
+    )
+    parser.add_argument("--no-baseline", action="store_true", help="skip the scripted agent")
+    parser.add_argument(
+        "--no-encoder", action="store_true", help="compare questions by entities only (no MiniLM)"
+    )
+    parser.set_defaults(func=guarded(_synth))
+
+
+def weights(text: str | None, separator: str) -> dict[str, float]:
+    """ "C1=2,C4" -> {"C1": 2.0, "C4": 1.0} (a name without a weight weighs 1)."""
+    found: dict[str, float] = {}
+    for part in (text or "").split(separator):
+        name, eq, value = part.partition("=")
+        if not name.strip():
+            continue
+        try:
+            found[name.strip()] = float(value) if eq else 1.0
+        except ValueError:
+            raise UsageError(f"{part.strip()!r}: expected NAME=WEIGHT") from None
+    return found
+
+
+def _synth(args: argparse.Namespace) -> int:
+    from quest.corpus.store import CorpusStore
+    from quest.rubric.distractors import TitleDistractors
+    from quest.synthesis.model import SynthesisError
+    from quest.synthesis.runner import synthesize
+
+    spec = BatchSpec(
+        generator=args.generator,
+        count=args.count,
+        seed=args.seed,
+        categories=weights(args.categories, ";"),
+        classes=weights(args.classes, ","),
+        baseline=not args.no_baseline,
+    )
+    problems = spec.problems()
+    if problems:
+        raise UsageError("; ".join(problems))
+    out = Path(args.out)
+    if not out.parent.is_dir():
+        raise UsageError(f"{out.parent}: no such directory")
+    store = CorpusStore(args.corpus)
+    _progress(f"reading {args.corpus} for distractors")
+    distractors = TitleDistractors((d.url, d.title, d.text) for d in store.documents())
+    toolbox_factory = None
+    if spec.baseline:
+        from quest.search.hits import SearchError
+        from quest.tools.offline import offline_toolbox
+
+        try:
+            offline_toolbox(args.corpus)
+            toolbox_factory = functools.partial(offline_toolbox, args.corpus)
+        except SearchError as exc:
+            _progress(f"the baseline stage is skipped: {exc}")
+    encoder = None
+    if not args.no_encoder:
+        from quest.search.encoder import MiniLMEncoder
+
+        encoder = MiniLMEncoder()
+    accepted: list[dict[str, Any]] = []
+    report: list[dict[str, Any]] = []
+    reached: Counter[str] = Counter()
+    start = time.monotonic()
+    try:
+        for candidate in synthesize(
+            spec,
+            pages=store,
+            distractors=distractors,
+            toolbox_factory=toolbox_factory,
+            encoder=encoder,
+        ):
+            for stage in candidate.stages:
+                reached[stage.name] += stage.passed
+            if candidate.accepted:
+                accepted.append(dict(candidate.record))
+            report.append(candidate.to_dict())
+            outcome = (
+                "accepted"
+                if candidate.accepted
+                else (f"rejected at {candidate.rejected_at}: {candidate.reason[:120]}")
+            )
+            _progress(
+                f"[{candidate.index + 1}/{spec.count}] {candidate.target_class} "
+                f"{candidate.record.get('provenance', {}).get('family', '-')}: {outcome}"
+            )
+    except SynthesisError as exc:
+        raise UsageError(str(exc)) from None
+    _write_jsonl(out, accepted)
+    if args.report:
+        _write_jsonl(Path(args.report), report)
+    minutes = max(time.monotonic() - start, 1e-9) / 60
+    funnel = ", ".join(f"{name} {reached[name]}" for name in STAGES)
+    _progress(
+        f"{len(accepted)} of {spec.count} accepted in {minutes * 60:.1f} s "
+        f"({spec.count / minutes:.0f} candidates a minute); passed: {funnel}"
+    )
+    return 0
+
+
+def _write_jsonl(path: Path, records: list[dict[str, Any]]) -> None:
+    partial = path.with_name(f".{path.name}.partial")
+    with partial.open("w", encoding="utf-8") as handle:
+        for record in records:
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+    os.replace(partial, path)
+
+
+def _progress(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)

@@ -1,0 +1,224 @@
+"""The verification funnel: every stage a candidate task must pass, in order, each recording its
+outcome and the reason a person reads (QUEST-SPEC §3, the issue's funnel).
+
+schema → complexity measured (the class is the produced tree's shape, not the label asked for)
+→ solvability (the reference answer, scored with the corpus pages, earns ≥ SOLUTION_MIN) →
+soundness probes (quest.rubric.probes: negated, hedged, wrong entity, URL-only, echo, unrelated
+citation, empty, master keys all stay under their limits) → non-exclusivity (other valid
+answers from the knowledge graph earn ≥ SOLUTION_MIN) → near-duplicate rejection (against the
+task store and the batch's accepted tasks: the same entities and facts, or MiniLM similarity of
+the questions ≥ DUPLICATE_COSINE) → baseline difficulty (the scripted agent's reward, recorded).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from quest.rubric.distractors import Distractors
+from quest.rubric.documents import DocumentStore
+from quest.rubric.errors import RubricError
+from quest.rubric.importers import import_canonical
+from quest.rubric.probes import SOLUTION_MIN, probe_tree
+from quest.rubric.reward import answer_reward
+from quest.rubric.score import CompiledTree, compile_tree
+from quest.rubric.stats import tree_stats
+from quest.rubric.validate import validate_tree
+from quest.search.encoder import Encoder
+from quest.synthesis.model import Stage
+
+DUPLICATE_COSINE = 0.97
+SIMILAR_COSINE = 0.9  # with the same entities, this close is the same task asked again
+
+
+def schema_stage(record: Mapping[str, Any]) -> tuple[Stage, CompiledTree | None]:
+    try:
+        imported = import_canonical(record["rubric"])
+        problems = validate_tree(imported.tree)
+        if problems:
+            raise RubricError(problems)
+        compiled = compile_tree(imported.tree)
+    except RubricError as exc:
+        return Stage("schema", False, f"the tree is not valid: {exc.summary()}"), None
+    missing = [k for k in ("question", "solution", "reference_answer") if not record.get(k)]
+    if missing:
+        return Stage("schema", False, f"missing {', '.join(missing)}"), None
+    return Stage("schema", True, "a valid QUEST tree with checks on every leaf"), compiled
+
+
+def complexity_stage(record: Mapping[str, Any], target: str) -> Stage:
+    stats = tree_stats(record["rubric"])
+    detail = {
+        "target": target,
+        "measured": stats["complexity"],
+        "depth": stats["depth"],
+        "breadth": stats["breadth"],
+        "leaves": stats["leaves"],
+        "critical_leaves": stats["critical_leaves"],
+    }
+    if stats["complexity"] != target:
+        return Stage(
+            "complexity",
+            False,
+            f"asked for {target}, the tree measures "
+            f"{stats['complexity']} (breadth {stats['breadth']}, depth "
+            f"{stats['depth']})",
+            detail,
+        )
+    return Stage(
+        "complexity", True, f"{target}: breadth {stats['breadth']}, depth {stats['depth']}", detail
+    )
+
+
+def probe_stages(
+    compiled: CompiledTree,
+    reference_answer: str,
+    pages: DocumentStore,
+    distractors: Distractors | None,
+    question: str,
+) -> list[Stage]:
+    """Solvability, then (only if solvable) soundness, from one probe run."""
+    report = probe_tree(
+        compiled, reference_answer, pages, distractors=distractors, question=question
+    )
+    solution = report.probe("solution")
+    reward = solution.reward if solution else 0.0
+    solvable = Stage(
+        "solvability",
+        reward >= SOLUTION_MIN,
+        f"the reference answer earns {reward:.3f} (at least {SOLUTION_MIN} needed)",
+        {"reward": reward, "root_score": solution.root_score if solution else 0.0},
+    )
+    if not solvable.passed:
+        return [solvable]
+    hacks = [p for p in report.hacks]
+    detail = {
+        "verdict": report.verdict,
+        "reasons": list(report.reasons),
+        "untested": list(report.untested),
+        "probes": {p.name: round(p.reward, 4) for p in report.probes},
+    }
+    if report.sound:
+        attacks = [p for p in report.probes if p.role == "adversarial" and p.limit is not None]
+        best = max(attacks, key=lambda p: p.reward / (p.limit or 1), default=None)
+        reason = f"sound: {len(report.probes)} probes" + (
+            f"; the closest to its limit is {best.name}, {best.reward:.3f} of at most {best.limit}"
+            if best
+            else ""
+        )
+        return [solvable, Stage("soundness", True, reason, detail)]
+    why = "; ".join(report.reasons) or ", ".join(p.name for p in hacks)
+    return [solvable, Stage("soundness", False, f"{report.verdict}: {why}", detail)]
+
+
+def non_exclusive_stage(
+    compiled: CompiledTree, alternatives: Sequence[tuple[str, str]], pages: DocumentStore
+) -> Stage:
+    """`alternatives`: (what differs, answer) pairs, each a valid answer other than the
+    reference; every one must earn at least SOLUTION_MIN."""
+    if not alternatives:
+        return Stage("non_exclusive", False, "no other valid answer could be written to test it")
+    scored: list[dict[str, Any]] = []
+    for label, answer in alternatives:
+        reward = answer_reward(compiled, answer, pages).value or 0.0
+        scored.append({"alternative": label, "reward": reward, "answer": answer[:4000]})
+        if reward < SOLUTION_MIN:
+            return Stage(
+                "non_exclusive",
+                False,
+                f"a valid answer ({label}) earns only {reward:.3f}: the tree hard-codes one answer",
+                {"alternatives": scored},
+            )
+    return Stage(
+        "non_exclusive",
+        True,
+        f"{len(scored)} other valid answer(s) pass: "
+        + "; ".join(str(s["alternative"]) for s in scored),
+        {"alternatives": scored},
+    )
+
+
+class DuplicateIndex:
+    """Questions already in the store or accepted in this batch, with their entity keys."""
+
+    def __init__(self, encoder: Encoder | None, questions: Sequence[str] = ()) -> None:
+        self.encoder = encoder
+        self.questions: list[str] = []
+        self.keys: list[tuple[str, ...]] = []
+        self.subjects: list[frozenset[str]] = []
+        self._vectors: list[np.ndarray] = []
+        if questions:
+            self._add_many(list(questions), [()] * len(questions))
+
+    def _encode(self, texts: Sequence[str]) -> list[np.ndarray]:
+        if self.encoder is None:
+            return []
+        return list(self.encoder.encode(texts))
+
+    def _add_many(
+        self,
+        questions: list[str],
+        keys: list[tuple[str, ...]],
+        subjects: list[frozenset[str]] | None = None,
+    ) -> None:
+        self.questions += questions
+        self.keys += keys
+        self.subjects += subjects or [frozenset()] * len(questions)
+        self._vectors += self._encode(questions)
+
+    def add(self, question: str, key: tuple[str, ...], subjects: Sequence[str] = ()) -> None:
+        self._add_many([question], [key], [frozenset(subjects)])
+
+    def stage(self, question: str, key: tuple[str, ...], subjects: Sequence[str] = ()) -> Stage:
+        same = [i for i, k in enumerate(self.keys) if k and k == key]
+        if same:
+            return Stage(
+                "duplicate",
+                False,
+                f"the same entities and facts as an earlier task: {self.questions[same[0]][:160]}",
+                {"cosine": 1.0},
+            )
+        if self.encoder is None or not self._vectors:
+            how = "no encoder: compared by entities only" if self.encoder is None else ""
+            return Stage("duplicate", True, how or "the first task", {"cosine": 0.0})
+        vector = self._encode([question])[0]
+        sims = np.stack(self._vectors) @ vector
+        best = int(np.argmax(sims))
+        cosine = float(sims[best])
+        # Questions already in the store have no subjects: for them similarity alone decides.
+        overlap = bool(set(subjects) & self.subjects[best]) or not self.subjects[best]
+        detail = {"cosine": round(cosine, 4), "nearest": self.questions[best][:300]}
+        if cosine >= DUPLICATE_COSINE or (overlap and cosine >= SIMILAR_COSINE):
+            return Stage(
+                "duplicate",
+                False,
+                f"a near-duplicate (cosine {cosine:.3f}) of: {self.questions[best][:160]}",
+                detail,
+            )
+        return Stage("duplicate", True, f"nearest existing question at cosine {cosine:.3f}", detail)
+
+
+def baseline_stage(
+    question: str,
+    compiled: CompiledTree,
+    pages: DocumentStore,
+    run: Callable[[str], str] | None,
+) -> Stage:
+    """The scripted agent's reward on the task: recorded, never a reason to reject."""
+    if run is None:
+        return Stage("baseline", True, "not run (baseline off)", {"reward": None})
+    answer = run(question)
+    reward = answer_reward(compiled, answer, pages).value
+    if reward is None or math.isnan(reward):
+        return Stage(
+            "baseline", True, "the scripted agent's answer could not be scored", {"reward": None}
+        )
+    return Stage(
+        "baseline",
+        True,
+        f"the scripted agent earns {reward:.3f}",
+        {"reward": reward, "answer": answer[:4000]},
+    )
