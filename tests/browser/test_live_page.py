@@ -51,7 +51,9 @@ def test_a_viewer_watches_events_arrive_and_replays_the_finished_session(
     session = Session.objects.create(owner=admin, question=question, task=task, status="running")
     _emit(session, "started", question=question, policy="scripted")
     _open(page, asgi_server, viewer, session)
-    assert page.locator("[data-testid=timeline] li").count() == 1  # the backlog
+    # The backlog arrives over the socket after it connects: wait for it, then count.
+    page.wait_for_selector("[data-testid=timeline] li")
+    assert page.locator("[data-testid=timeline] li").count() == 1
 
     _emit(session, "tool_call", turn=1, name="search", arguments={"query": ["capital Australia"]})
     _emit(session, "tool_result", turn=1, name="search", ok=True, text="1. Canberra",
