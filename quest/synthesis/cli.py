@@ -11,6 +11,7 @@ file is only replaced once the batch has finished.
 from __future__ import annotations
 
 import argparse
+import csv
 import functools
 import json
 import os
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from quest.corpus.cli import UsageError, guarded
-from quest.synthesis.model import GENERATORS, MAX_BATCH, STAGES, BatchSpec
+from quest.synthesis.model import GENERATORS, LLM_STAGES, MAX_BATCH, STAGES, BatchSpec
 
 
 def register(subparsers: Any) -> None:
@@ -41,10 +42,66 @@ def register(subparsers: Any) -> None:
         help="subcategory weights, ';'-separated (default: least-used first)",
     )
     parser.add_argument("--no-baseline", action="store_true", help="skip the scripted agent")
+    for flag, what in (
+        ("--llm", "the proposer model (llm generator)"),
+        ("--verifier", "the independent verifier (default: --llm)"),
+        ("--judge", "the judge for judge leaves in the funnel"),
+    ):
+        parser.add_argument(flag, metavar="SPEC", help=f"{what}: {LLM_SPEC}")
+    parser.add_argument(
+        "--keywords",
+        metavar="CSV",
+        help="seed keywords, a CSV file with a `keyword` column (llm generator)",
+    )
     parser.add_argument(
         "--no-encoder", action="store_true", help="compare questions by entities only (no MiniLM)"
     )
     parser.set_defaults(func=guarded(_synth))
+
+
+LLM_SPEC = (
+    "OpenAI-compatible endpoints (URL|MODEL[|KEY_ENV], comma-separated, or JSON), "
+    "transformers:<dir or smollm2> or vllm:<model>"
+)
+MAX_KEYWORDS = 10_000
+
+
+def llm_client(flag: str, spec: str | None) -> Any:
+    """A chat client from an LLM option; a bad spec is a CLI error naming the option."""
+    if not spec:
+        return None
+    from quest.llm.config import client_from_config, parse_endpoints
+    from quest.llm.http import HTTPChat
+
+    try:
+        if spec.strip().startswith(("http://", "https://", "[")):
+            return HTTPChat(parse_endpoints(spec))
+        return client_from_config(spec)
+    except (ValueError, ImportError) as exc:
+        raise UsageError(f"{flag}: {exc}") from None
+
+
+def read_keywords(path: str | None) -> list[str]:
+    """The `keyword` column of a CSV file (QUEST's trending keywords), blanks and repeats
+    dropped; a file without that column is an error naming the file."""
+    if not path:
+        return []
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            reader = csv.DictReader(handle)
+            if "keyword" not in (reader.fieldnames or []):
+                raise UsageError(f"{path}: no `keyword` column (found {reader.fieldnames})")
+            found = dict.fromkeys(
+                " ".join(str(row.get("keyword") or "").split())[:200] for row in reader
+            )
+    except UnicodeDecodeError:
+        raise UsageError(f"{path}: not UTF-8 text") from None
+    except csv.Error as exc:
+        raise UsageError(f"{path}: not a CSV file: {exc}") from None
+    keywords = [k for k in found if k]
+    if not keywords:
+        raise UsageError(f"{path}: no keywords")
+    return keywords[:MAX_KEYWORDS]
 
 
 def weights(text: str | None, separator: str) -> dict[str, float]:
@@ -61,9 +118,48 @@ def weights(text: str | None, separator: str) -> dict[str, float]:
     return found
 
 
-def _synth(args: argparse.Namespace) -> int:
+def _inputs(args: argparse.Namespace, spec: BatchSpec) -> dict[str, Any]:
+    """What `synthesize` reads besides the spec: pages, models, tools, keywords."""
     from quest.corpus.store import CorpusStore
     from quest.rubric.distractors import TitleDistractors
+
+    llm = llm_client("--llm", args.llm)
+    if spec.generator == "llm" and llm is None:
+        raise UsageError("--generator llm needs --llm SPEC (the proposer model)")
+    verifier = llm_client("--verifier", args.verifier)
+    judge = llm_client("--judge", args.judge)
+    keywords = read_keywords(args.keywords)
+    store = CorpusStore(args.corpus)
+    _progress(f"reading {args.corpus} for distractors")
+    distractors = TitleDistractors((d.url, d.title, d.text) for d in store.documents())
+    toolbox_factory = None
+    if spec.baseline or spec.generator == "llm":
+        from quest.search.hits import SearchError
+        from quest.tools.offline import offline_toolbox
+
+        try:
+            offline_toolbox(args.corpus)
+            toolbox_factory = functools.partial(offline_toolbox, args.corpus)
+        except SearchError as exc:
+            _progress(f"the baseline stage is skipped: {exc}")
+    encoder = None
+    if not args.no_encoder:
+        from quest.search.encoder import MiniLMEncoder
+
+        encoder = MiniLMEncoder()
+    return {
+        "pages": store,
+        "distractors": distractors,
+        "toolbox_factory": toolbox_factory,
+        "encoder": encoder,
+        "llm": llm,
+        "verifier": verifier,
+        "judge": judge,
+        "keywords": keywords,
+    }
+
+
+def _synth(args: argparse.Namespace) -> int:
     from quest.synthesis.model import SynthesisError
     from quest.synthesis.runner import synthesize
 
@@ -81,36 +177,13 @@ def _synth(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if not out.parent.is_dir():
         raise UsageError(f"{out.parent}: no such directory")
-    store = CorpusStore(args.corpus)
-    _progress(f"reading {args.corpus} for distractors")
-    distractors = TitleDistractors((d.url, d.title, d.text) for d in store.documents())
-    toolbox_factory = None
-    if spec.baseline:
-        from quest.search.hits import SearchError
-        from quest.tools.offline import offline_toolbox
-
-        try:
-            offline_toolbox(args.corpus)
-            toolbox_factory = functools.partial(offline_toolbox, args.corpus)
-        except SearchError as exc:
-            _progress(f"the baseline stage is skipped: {exc}")
-    encoder = None
-    if not args.no_encoder:
-        from quest.search.encoder import MiniLMEncoder
-
-        encoder = MiniLMEncoder()
+    inputs = _inputs(args, spec)
     accepted: list[dict[str, Any]] = []
     report: list[dict[str, Any]] = []
     reached: Counter[str] = Counter()
     start = time.monotonic()
     try:
-        for candidate in synthesize(
-            spec,
-            pages=store,
-            distractors=distractors,
-            toolbox_factory=toolbox_factory,
-            encoder=encoder,
-        ):
+        for candidate in synthesize(spec, **inputs):
             for stage in candidate.stages:
                 reached[stage.name] += stage.passed
             if candidate.accepted:
@@ -131,7 +204,8 @@ def _synth(args: argparse.Namespace) -> int:
     if args.report:
         _write_jsonl(Path(args.report), report)
     minutes = max(time.monotonic() - start, 1e-9) / 60
-    funnel = ", ".join(f"{name} {reached[name]}" for name in STAGES)
+    names = (*LLM_STAGES, *STAGES) if spec.generator == "llm" else STAGES
+    funnel = ", ".join(f"{name} {reached[name]}" for name in names)
     _progress(
         f"{len(accepted)} of {spec.count} accepted in {minutes * 60:.1f} s "
         f"({spec.count / minutes:.0f} candidates a minute); passed: {funnel}"

@@ -22,6 +22,7 @@ from quest.rubric.distractors import Distractors
 from quest.rubric.documents import DocumentStore
 from quest.rubric.errors import RubricError
 from quest.rubric.importers import import_canonical
+from quest.rubric.judge import ChatClient
 from quest.rubric.probes import SOLUTION_MIN, probe_tree
 from quest.rubric.reward import answer_reward
 from quest.rubric.score import CompiledTree, compile_tree
@@ -79,23 +80,33 @@ def probe_stages(
     pages: DocumentStore,
     distractors: Distractors | None,
     question: str,
+    judge: ChatClient | None = None,
 ) -> list[Stage]:
     """Solvability, then (only if solvable) soundness, from one probe run."""
     report = probe_tree(
-        compiled, reference_answer, pages, distractors=distractors, question=question
+        compiled, reference_answer, pages, judge, distractors=distractors, question=question
     )
     solution = report.probe("solution")
     reward = solution.reward if solution else 0.0
+    detail: dict[str, Any] = {
+        "reward": reward,
+        "root_score": solution.root_score if solution else 0.0,
+    }
+    if solution is not None and not solution.complete:
+        why = "no judge model is configured" if judge is None else "the judge could not decide"
+        return [
+            Stage("solvability", False, f"undecided: judge leaves need a judge and {why}", detail)
+        ]
     solvable = Stage(
         "solvability",
         reward >= SOLUTION_MIN,
         f"the reference answer earns {reward:.3f} (at least {SOLUTION_MIN} needed)",
-        {"reward": reward, "root_score": solution.root_score if solution else 0.0},
+        detail,
     )
     if not solvable.passed:
         return [solvable]
-    hacks = [p for p in report.hacks]
-    detail = {
+    hacks = list(report.hacks)
+    probed: dict[str, Any] = {
         "verdict": report.verdict,
         "reasons": list(report.reasons),
         "untested": list(report.untested),
@@ -109,13 +120,16 @@ def probe_stages(
             if best
             else ""
         )
-        return [solvable, Stage("soundness", True, reason, detail)]
+        return [solvable, Stage("soundness", True, reason, probed)]
     why = "; ".join(report.reasons) or ", ".join(p.name for p in hacks)
-    return [solvable, Stage("soundness", False, f"{report.verdict}: {why}", detail)]
+    return [solvable, Stage("soundness", False, f"{report.verdict}: {why}", probed)]
 
 
 def non_exclusive_stage(
-    compiled: CompiledTree, alternatives: Sequence[tuple[str, str]], pages: DocumentStore
+    compiled: CompiledTree,
+    alternatives: Sequence[tuple[str, str]],
+    pages: DocumentStore,
+    judge: ChatClient | None = None,
 ) -> Stage:
     """`alternatives`: (what differs, answer) pairs, each a valid answer other than the
     reference; every one must earn at least SOLUTION_MIN."""
@@ -123,7 +137,7 @@ def non_exclusive_stage(
         return Stage("non_exclusive", False, "no other valid answer could be written to test it")
     scored: list[dict[str, Any]] = []
     for label, answer in alternatives:
-        reward = answer_reward(compiled, answer, pages).value or 0.0
+        reward = answer_reward(compiled, answer, pages, judge).value or 0.0
         scored.append({"alternative": label, "reward": reward, "answer": answer[:4000]})
         if reward < SOLUTION_MIN:
             return Stage(
@@ -206,12 +220,13 @@ def baseline_stage(
     compiled: CompiledTree,
     pages: DocumentStore,
     run: Callable[[str], str] | None,
+    judge: ChatClient | None = None,
 ) -> Stage:
     """The scripted agent's reward on the task: recorded, never a reason to reject."""
     if run is None:
         return Stage("baseline", True, "not run (baseline off)", {"reward": None})
     answer = run(question)
-    reward = answer_reward(compiled, answer, pages).value
+    reward = answer_reward(compiled, answer, pages, judge).value
     if reward is None or math.isnan(reward):
         return Stage(
             "baseline", True, "the scripted agent's answer could not be scored", {"reward": None}

@@ -13,7 +13,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-GENERATORS = ("kg",)
+GENERATORS = ("kg", "llm")
+# Stages only the llm generator has, before the shared funnel.
+LLM_STAGES = ("proposal", "refine", "verifier")
 # Funnel stages in the order they run; a candidate stops at the first it fails.
 STAGES = (
     "schema",
@@ -25,6 +27,9 @@ STAGES = (
     "baseline",
 )
 STAGE_LABELS = {
+    "proposal": "Proposal readable",
+    "refine": "Refine loop",
+    "verifier": "Independent verifier",
     "schema": "Schema",
     "complexity": "Complexity measured",
     "solvability": "Solvable with its pages",
@@ -100,10 +105,11 @@ class Candidate:
 
     @property
     def accepted(self) -> bool:
+        """Every stage passed, through the last one (baseline)."""
         return (
             bool(self.stages)
             and all(s.passed for s in self.stages)
-            and len(self.stages) == len(STAGES)
+            and self.stages[-1].name == STAGES[-1]
         )
 
     @property

@@ -9,14 +9,18 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
+from quest.llm.types import LLMClient
 from quest.rubric.distractors import Distractors
 from quest.rubric.documents import DocumentStore
+from quest.rubric.errors import RubricError
+from quest.rubric.judge import ChatClient
 from quest.rubric.model import FORMAT
 from quest.rubric.stats import tree_stats
 from quest.search.encoder import Encoder
-from quest.synthesis import funnel
+from quest.synthesis import funnel, proposer
 from quest.synthesis.kgsynth import (
     GENERATOR,
     SUBCATEGORIES,
@@ -27,10 +31,29 @@ from quest.synthesis.kgsynth import (
     write_answer,
 )
 from quest.synthesis.model import BatchSpec, Candidate, Stage, SynthesisError
+from quest.synthesis.seeds import SUBCATEGORIES as SUBCATEGORY_LIST
 from quest.synthesis.seeds import SeedSampler
 from quest.tools import Toolbox
 
 MAX_TRIES = 6  # drafts per proposal before it is recorded as unbuildable
+
+
+@dataclass
+class _Batch:
+    """What every candidate of one batch shares."""
+
+    spec: BatchSpec
+    pages: DocumentStore
+    distractors: Distractors | None
+    duplicates: funnel.DuplicateIndex
+    run_agent: Callable[[str], str] | None
+    judge: ChatClient | None = None
+    synthesizer: KGSynthesizer | None = None
+    proposed: set[tuple[str, ...]] = field(default_factory=set)
+    llm: LLMClient | None = None
+    verifier: LLMClient | None = None
+    toolbox: Toolbox | None = None
+    keywords: Sequence[str] = ()
 
 
 def synthesize(
@@ -43,19 +66,41 @@ def synthesize(
     toolbox_factory: Callable[[], Toolbox] | None = None,
     encoder: Encoder | None = None,
     should_stop: Callable[[], bool] = lambda: False,
+    llm: LLMClient | None = None,
+    verifier: LLMClient | None = None,
+    judge: ChatClient | None = None,
+    keywords: Sequence[str] = (),
 ) -> Iterator[Candidate]:
+    """One Candidate per proposal. The `llm` generator needs `llm` (the proposer) and
+    `toolbox_factory` (its corpus tools); `verifier` defaults to `llm`, and `judge` decides
+    judge leaves in the funnel (without one they stay undecided, and the probes reject)."""
     problems = spec.problems()
     if problems:
         raise SynthesisError("; ".join(problems))
-    subcategories = [s for s in SUBCATEGORIES if not spec.categories or s in spec.categories]
-    if not subcategories:
-        raise SynthesisError(
-            "the kg generator writes geography tasks for these subcategories only: "
-            + ", ".join(SUBCATEGORIES)
-        )
-    synthesizer = KGSynthesizer(has_page=lambda url: pages.get(url) is not None)
-    if not synthesizer.countries:
-        raise SynthesisError("the corpus has no GeoNames country pages: build it with geonames")
+    batch = _Batch(
+        spec, pages, distractors, funnel.DuplicateIndex(encoder, existing_questions), None, judge
+    )
+    if spec.generator == "llm":
+        if llm is None:
+            raise SynthesisError(
+                "the llm generator needs an LLM endpoint (QUESTWEB_LLM_ENDPOINTS "
+                "or --llm); the kg generator runs offline"
+            )
+        if toolbox_factory is None:
+            raise SynthesisError("the llm generator needs the corpus search index for its tools")
+        subcategories = list(spec.categories) if spec.categories else list(SUBCATEGORY_LIST)
+        batch.llm, batch.verifier, batch.toolbox = llm, verifier or llm, toolbox_factory()
+        batch.keywords = keywords
+    else:
+        subcategories = [s for s in SUBCATEGORIES if not spec.categories or s in spec.categories]
+        if not subcategories:
+            raise SynthesisError(
+                "the kg generator writes geography tasks for these subcategories only: "
+                + ", ".join(SUBCATEGORIES)
+            )
+        batch.synthesizer = KGSynthesizer(has_page=lambda url: pages.get(url) is not None)
+        if not batch.synthesizer.countries:
+            raise SynthesisError("the corpus has no GeoNames country pages: load it with geonames")
     sampler = SeedSampler(
         seed=spec.seed,
         subcategories=subcategories,
@@ -63,101 +108,178 @@ def synthesize(
         category_weights=spec.categories,
         class_weights=spec.classes,
     )
-    duplicates = funnel.DuplicateIndex(encoder, existing_questions)
-    proposed: set[tuple[str, ...]] = set()  # the generator does not propose the same task twice
-    run_agent = _agent_runner(toolbox_factory) if spec.baseline and toolbox_factory else None
+    if spec.baseline and toolbox_factory:
+        batch.run_agent = _agent_runner(batch.toolbox or toolbox_factory())
     for index in range(spec.count):
         if should_stop():
             return
         subcategory, target = sampler.next_subcategory(), sampler.next_class()
         rng = random.Random(f"{spec.seed}:{index}")
-        yield _candidate(
-            index,
-            subcategory,
-            target,
-            rng,
-            spec,
-            synthesizer,
-            pages,
-            distractors,
-            duplicates,
-            run_agent,
-            proposed,
-        )
+        if spec.generator == "llm":
+            yield _llm_candidate(batch, index, subcategory, target, rng)
+        else:
+            yield _kg_candidate(batch, index, subcategory, target, rng)
 
 
-def _candidate(
-    index: int,
-    subcategory: str,
-    target: str,
-    rng: random.Random,
-    spec: BatchSpec,
-    synthesizer: KGSynthesizer,
-    pages: DocumentStore,
-    distractors: Distractors | None,
-    duplicates: funnel.DuplicateIndex,
-    run_agent: Callable[[str], str] | None,
-    proposed: set[tuple[str, ...]],
+def _provenance(batch: _Batch, index: int, target: str, generator: str) -> dict[str, Any]:
+    return {
+        "generator": generator,
+        "generator_key": batch.spec.generator,
+        "seed": batch.spec.seed,
+        "index": index,
+        "target_class": target,
+    }
+
+
+def _kg_candidate(
+    batch: _Batch, index: int, subcategory: str, target: str, rng: random.Random
 ) -> Candidate:
+    assert batch.synthesizer is not None
     reasons = []
     draft = None
     for _ in range(MAX_TRIES):
         try:
-            made = synthesizer.draft(subcategory, target, rng)
+            made = batch.synthesizer.draft(subcategory, target, rng)
         except Unbuildable as exc:
             reasons.append(str(exc))
             continue
-        if made.entities in proposed:
+        if made.entities in batch.proposed:
             reasons.append("the same entities and facts as a task proposed earlier in the batch")
             continue
         draft = made
-        proposed.add(made.entities)
+        batch.proposed.add(made.entities)
         break
-    provenance = {
-        "generator": GENERATOR,
-        "generator_key": spec.generator,
-        "seed": spec.seed,
-        "index": index,
-        "target_class": target,
-    }
+    provenance = _provenance(batch, index, target, GENERATOR)
     if draft is None:
-        empty: dict[str, Any] = {
-            "question": "",
-            "type": "objective",
-            "category": category_of(subcategory),
-            "subcategory": subcategory,
-            "provenance": provenance,
-        }
         stage = Stage(
             "schema",
             False,
             "no draft could be built: " + "; ".join(reasons[-3:]),
             {"tries": reasons},
         )
-        return Candidate(index, empty, (stage,), target)
+        return Candidate(index, _empty(subcategory, provenance), (stage,), target)
     record = task_record(draft, subcategory, provenance)
+    alternatives = [
+        (_alternative_label(draft), write_answer(alt, alt=True)) for alt in draft.alternatives
+    ]
+    stages = _funnel(batch, record, target, alternatives, draft.entities, draft.subjects)
+    return Candidate(index, record, tuple(stages), target)
+
+
+def _llm_candidate(
+    batch: _Batch, index: int, subcategory: str, target: str, rng: random.Random
+) -> Candidate:
+    assert batch.llm is not None and batch.toolbox is not None and batch.verifier is not None
+    provenance = _provenance(batch, index, target, proposer.GENERATOR)
+    keywords = rng.sample(list(batch.keywords), min(10, len(batch.keywords))) or [subcategory]
+    provenance["keywords"] = keywords
+    made = proposer.propose(
+        batch.llm, batch.toolbox, subcategory=subcategory, target=target, keywords=keywords
+    )
+    provenance["proposer"] = {
+        "turns": made.turns,
+        "visited": made.visited[:50],
+        "answer": made.answer[:4000],
+    }
+    empty = _empty(subcategory, provenance)
+    if made.data is None:
+        stage = Stage(
+            "proposal",
+            False,
+            "; ".join(made.problems) or "no proposal",
+            {"answer": made.answer[:2000]},
+        )
+        return Candidate(index, empty, (stage,), target)
+    stages = [
+        Stage(
+            "proposal",
+            True,
+            f"a proposal after {made.turns} turns, {len(made.visited)} pages visited",
+        )
+    ]
+    refined, review = proposer.refine(batch.llm, made.data)
+    stages.append(review)
+    if refined is None:
+        return Candidate(index, empty, tuple(stages), target)
+    stages.append(proposer.verify(batch.verifier, refined))
+    try:
+        record = proposer.proposal_record(refined, provenance)
+    except RubricError as exc:
+        stages.append(Stage("schema", False, f"the tree cannot be read: {exc.summary()}"))
+        return Candidate(index, empty, tuple(stages), target)
+    record["category"], record["subcategory"] = category_of(subcategory), subcategory
+    record["complexity"] = tree_stats(record["rubric"])["complexity"]
+    if not stages[-1].passed:
+        record["provenance"]["funnel"] = [s.to_dict() for s in stages]
+        return Candidate(index, record, tuple(stages), target)
+    names = tuple(sorted(str(n).casefold() for n in refined["solution"]))
+    stages += _funnel(batch, record, target, None, ("llm", *names), names)
+    return Candidate(index, record, tuple(stages), target)
+
+
+def _empty(subcategory: str, provenance: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "question": "",
+        "type": "objective",
+        "category": category_of(subcategory),
+        "subcategory": subcategory,
+        "provenance": provenance,
+    }
+
+
+def _funnel(
+    batch: _Batch,
+    record: dict[str, Any],
+    target: str,
+    alternatives: list[tuple[str, str]] | None,
+    entities: tuple[str, ...],
+    subjects: tuple[str, ...],
+) -> list[Stage]:
+    """schema → complexity → solvability → soundness → non-exclusive → duplicate → baseline;
+    `alternatives` None: no other valid answer can be written (recorded as untested)."""
     stages: list[Stage] = []
     schema, compiled = funnel.schema_stage(record)
     stages.append(schema)
-    if compiled is None:
-        return Candidate(index, record, tuple(stages), target)
-    stages.append(funnel.complexity_stage(record, target))
-    if stages[-1].passed:
+    if compiled is not None:
+        stages.append(funnel.complexity_stage(record, target))
+    if compiled is not None and stages[-1].passed:
         stages += funnel.probe_stages(
-            compiled, record["reference_answer"], pages, distractors, record["question"]
+            compiled,
+            record["reference_answer"],
+            batch.pages,
+            batch.distractors,
+            record["question"],
+            batch.judge,
         )
-    if stages[-1].passed:
-        alternatives = [
-            (_alternative_label(draft), write_answer(alt, alt=True)) for alt in draft.alternatives
-        ]
-        stages.append(funnel.non_exclusive_stage(compiled, alternatives, pages))
-    if stages[-1].passed:
-        stages.append(duplicates.stage(record["question"], draft.entities, draft.subjects))
-    if stages[-1].passed:
-        stages.append(funnel.baseline_stage(record["question"], compiled, pages, run_agent))
-        duplicates.add(record["question"], draft.entities, draft.subjects)
-    record["provenance"]["funnel"] = [s.to_dict() for s in stages]
-    return Candidate(index, record, tuple(stages), target)
+    if compiled is not None and stages[-1].passed:
+        if alternatives is None:
+            stages.append(
+                Stage(
+                    "non_exclusive",
+                    True,
+                    "not tested: no knowledge graph to write "
+                    "other valid answers from (left to the audit)",
+                    {"tested": False},
+                )
+            )
+        else:
+            stages.append(
+                funnel.non_exclusive_stage(compiled, alternatives, batch.pages, batch.judge)
+            )
+    if compiled is not None and stages[-1].passed:
+        stages.append(batch.duplicates.stage(record["question"], entities, subjects))
+    if compiled is not None and stages[-1].passed:
+        stages.append(
+            funnel.baseline_stage(
+                record["question"], compiled, batch.pages, batch.run_agent, batch.judge
+            )
+        )
+        batch.duplicates.add(record["question"], entities, subjects)
+    record["provenance"]["funnel"] = [
+        *record["provenance"].get("funnel", []),
+        *(s.to_dict() for s in stages),
+    ]
+    return stages
 
 
 def task_record(draft: Draft, subcategory: str, provenance: dict[str, Any]) -> dict[str, Any]:
@@ -192,11 +314,9 @@ def _alternative_label(draft: Draft) -> str:
     return "the facts in another order, citing countryinfo where it states them"
 
 
-def _agent_runner(toolbox_factory: Callable[[], Toolbox]) -> Callable[[str], str]:
+def _agent_runner(toolbox: Toolbox) -> Callable[[str], str]:
     from quest.agent.loop import run_agent
     from quest.agent.scripted import ScriptedPolicy
-
-    toolbox = toolbox_factory()
 
     def run(question: str) -> str:
         return run_agent(question, policy=ScriptedPolicy(), toolbox=toolbox).answer
