@@ -42,6 +42,11 @@ def register(subparsers: Any) -> None:
         help="subcategory weights, ';'-separated (default: least-used first)",
     )
     parser.add_argument("--no-baseline", action="store_true", help="skip the scripted agent")
+    parser.add_argument(
+        "--open-ended",
+        action="store_true",
+        help="report-writing tasks with criteria and relative scoring",
+    )
     for flag, what in (
         ("--llm", "the proposer model (llm generator)"),
         ("--verifier", "the independent verifier (default: --llm)"),
@@ -170,6 +175,7 @@ def _synth(args: argparse.Namespace) -> int:
         categories=weights(args.categories, ";"),
         classes=weights(args.classes, ","),
         baseline=not args.no_baseline,
+        open_ended=args.open_ended,
     )
     problems = spec.problems()
     if problems:

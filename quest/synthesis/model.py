@@ -55,6 +55,7 @@ class BatchSpec:
     # "C1".."C9" -> weight; empty: the paper's targets
     classes: Mapping[str, float] = field(default_factory=dict)
     baseline: bool = True  # run the scripted agent on each accepted candidate
+    open_ended: bool = False  # report-writing tasks with criteria and relative scoring (§4)
 
     def problems(self) -> list[str]:
         from quest.synthesis.seeds import CLASSES, SUBCATEGORIES
@@ -64,6 +65,8 @@ class BatchSpec:
             found.append(f"generator must be one of {', '.join(GENERATORS)}")
         if not 1 <= self.count <= MAX_BATCH:
             found.append(f"count must be from 1 to {MAX_BATCH}")
+        if self.open_ended and self.generator != "kg":
+            found.append("open-ended tasks come from the kg generator")
         if not 0 <= self.seed < 2**31:
             found.append("seed must be from 0 to 2147483647")
         for name, weights, known in (

@@ -31,6 +31,8 @@ from quest.synthesis.kgsynth import (
     write_answer,
 )
 from quest.synthesis.model import BatchSpec, Candidate, Stage, SynthesisError
+from quest.synthesis.open_ended import OpenEndedSynthesizer, coverage_scores, open_ended_record
+from quest.synthesis.open_ended import relative as oe_relative
 from quest.synthesis.seeds import SUBCATEGORIES as SUBCATEGORY_LIST
 from quest.synthesis.seeds import SeedSampler
 from quest.tools import Toolbox
@@ -54,6 +56,7 @@ class _Batch:
     verifier: LLMClient | None = None
     toolbox: Toolbox | None = None
     keywords: Sequence[str] = ()
+    open_ended: OpenEndedSynthesizer | None = None
 
 
 def synthesize(
@@ -81,26 +84,9 @@ def synthesize(
         spec, pages, distractors, funnel.DuplicateIndex(encoder, existing_questions), None, judge
     )
     if spec.generator == "llm":
-        if llm is None:
-            raise SynthesisError(
-                "the llm generator needs an LLM endpoint (QUESTWEB_LLM_ENDPOINTS "
-                "or --llm); the kg generator runs offline"
-            )
-        if toolbox_factory is None:
-            raise SynthesisError("the llm generator needs the corpus search index for its tools")
-        subcategories = list(spec.categories) if spec.categories else list(SUBCATEGORY_LIST)
-        batch.llm, batch.verifier, batch.toolbox = llm, verifier or llm, toolbox_factory()
-        batch.keywords = keywords
+        subcategories = _setup_llm(batch, llm, verifier, toolbox_factory, keywords)
     else:
-        subcategories = [s for s in SUBCATEGORIES if not spec.categories or s in spec.categories]
-        if not subcategories:
-            raise SynthesisError(
-                "the kg generator writes geography tasks for these subcategories only: "
-                + ", ".join(SUBCATEGORIES)
-            )
-        batch.synthesizer = KGSynthesizer(has_page=lambda url: pages.get(url) is not None)
-        if not batch.synthesizer.countries:
-            raise SynthesisError("the corpus has no GeoNames country pages: load it with geonames")
+        subcategories = _setup_kg(batch)
     sampler = SeedSampler(
         seed=spec.seed,
         subcategories=subcategories,
@@ -117,8 +103,47 @@ def synthesize(
         rng = random.Random(f"{spec.seed}:{index}")
         if spec.generator == "llm":
             yield _llm_candidate(batch, index, subcategory, target, rng)
+        elif spec.open_ended:
+            yield _open_candidate(batch, index, subcategory, rng)
         else:
             yield _kg_candidate(batch, index, subcategory, target, rng)
+
+
+def _setup_llm(
+    batch: _Batch,
+    llm: LLMClient | None,
+    verifier: LLMClient | None,
+    toolbox_factory: Callable[[], Toolbox] | None,
+    keywords: Sequence[str],
+) -> list[str]:
+    if llm is None:
+        raise SynthesisError(
+            "the llm generator needs an LLM endpoint (QUESTWEB_LLM_ENDPOINTS "
+            "or --llm); the kg generator runs offline"
+        )
+    if toolbox_factory is None:
+        raise SynthesisError("the llm generator needs the corpus search index for its tools")
+    batch.llm, batch.verifier, batch.toolbox = llm, verifier or llm, toolbox_factory()
+    batch.keywords = keywords
+    spec = batch.spec
+    return list(spec.categories) if spec.categories else list(SUBCATEGORY_LIST)
+
+
+def _setup_kg(batch: _Batch) -> list[str]:
+    spec, pages = batch.spec, batch.pages
+    subcategories = [s for s in SUBCATEGORIES if not spec.categories or s in spec.categories]
+    if not subcategories:
+        raise SynthesisError(
+            "the kg generator writes geography tasks for these subcategories only: "
+            + ", ".join(SUBCATEGORIES)
+        )
+    batch.synthesizer = KGSynthesizer(has_page=lambda url: pages.get(url) is not None)
+    if not batch.synthesizer.countries:
+        raise SynthesisError("the corpus has no GeoNames country pages: load it with geonames")
+    batch.open_ended = OpenEndedSynthesizer(
+        batch.synthesizer.kg, has_page=batch.synthesizer.has_page
+    )
+    return subcategories
 
 
 def _provenance(batch: _Batch, index: int, target: str, generator: str) -> dict[str, Any]:
@@ -215,6 +240,126 @@ def _llm_candidate(
     names = tuple(sorted(str(n).casefold() for n in refined["solution"]))
     stages += _funnel(batch, record, target, None, ("llm", *names), names)
     return Candidate(index, record, tuple(stages), target)
+
+
+def _open_candidate(batch: _Batch, index: int, subcategory: str, rng: random.Random) -> Candidate:
+    """A report-writing task: criteria in four dimensions, relative scoring against the
+    reference (quest.synthesis.open_ended), through the same stages."""
+    assert batch.open_ended is not None
+    provenance = _provenance(batch, index, "", GENERATOR)
+    reasons: list[str] = []
+    draft = None
+    for _ in range(MAX_TRIES):
+        try:
+            made = batch.open_ended.draft(rng)
+        except Unbuildable as exc:
+            reasons.append(str(exc))
+            continue
+        if made.entities in batch.proposed:
+            reasons.append("the same report as one proposed earlier in the batch")
+            continue
+        draft = made
+        batch.proposed.add(made.entities)
+        break
+    if draft is None:
+        stage = Stage(
+            "schema",
+            False,
+            "no draft could be built: " + "; ".join(reasons[-3:]),
+            {"tries": reasons},
+        )
+        return Candidate(index, _empty(subcategory, provenance), (stage,), "")
+    record = open_ended_record(draft, subcategory, category_of(subcategory), provenance)
+    stages: list[Stage] = []
+    schema, compiled = funnel.schema_stage(record)
+    stages.append(schema)
+    measured = tree_stats(record["rubric"])
+    record["complexity"] = measured["complexity"]
+    target = measured["complexity"]
+    if compiled is not None:
+        stages.append(
+            Stage(
+                "complexity",
+                True,
+                "open-ended: "
+                + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in draft.triple.items()),
+                {
+                    **draft.triple,
+                    "measured": target,
+                    "target": target,
+                    "depth": measured["depth"],
+                    "breadth": measured["breadth"],
+                },
+            )
+        )
+        itself = oe_relative(record, record["reference_answer"], batch.pages, batch.judge)
+        covered = sum(
+            s == 10 for s in coverage_scores(record, record["reference_answer"], batch.pages)
+        )
+        total = len(draft.criteria)
+        ok = itself.final is not None and abs(itself.final - 0.5) < 1e-9 and covered == total
+        stages.append(
+            Stage(
+                "solvability",
+                ok,
+                f"the reference covers {covered} of {total} criteria with cited pages",
+                {"covered": covered, "criteria": total, "reward": 1.0 if ok else 0.0},
+            )
+        )
+    if compiled is not None and stages[-1].passed:
+        probed = funnel.probe_stages(
+            compiled,
+            record["reference_answer"],
+            batch.pages,
+            batch.distractors,
+            record["question"],
+            batch.judge,
+        )
+        stages += probed[1:]
+    if compiled is not None and stages[-1].passed:
+        other = oe_relative(
+            record, write_answer(draft.alternative, alt=True), batch.pages, batch.judge
+        )
+        ok = other.discrete == 1.0
+        stages.append(
+            Stage(
+                "non_exclusive",
+                ok,
+                "another valid report (other order, other "
+                f"pages) scores {other.final:.3f} against the reference"
+                if ok
+                else f"another valid report scores only {other.final}",
+                {"final": other.final},
+            )
+        )
+    if compiled is not None and stages[-1].passed:
+        stages.append(batch.duplicates.stage(record["question"], draft.entities, draft.subjects))
+    if compiled is not None and stages[-1].passed:
+        stages.append(_open_baseline(batch, record))
+        batch.duplicates.add(record["question"], draft.entities, draft.subjects)
+    record["provenance"]["funnel"] = [s.to_dict() for s in stages]
+    return Candidate(index, record, tuple(stages), target)
+
+
+def _open_baseline(batch: _Batch, record: dict[str, Any]) -> Stage:
+    if batch.run_agent is None:
+        return Stage("baseline", True, "not run (baseline off)", {"reward": None})
+    answer = batch.run_agent(record["question"])
+    score = oe_relative(record, answer, batch.pages, batch.judge)
+    if score.final is None:
+        return Stage(
+            "baseline",
+            True,
+            "the scripted agent's report could not be scored",
+            {"reward": None, "errors": list(score.errors)},
+        )
+    return Stage(
+        "baseline",
+        True,
+        f"the scripted agent's report scores {score.final:.3f} "
+        f"against the reference (RL reward {score.discrete})",
+        {"reward": score.discrete, "final": score.final, "answer": answer[:4000]},
+    )
 
 
 def _empty(subcategory: str, provenance: dict[str, Any]) -> dict[str, Any]:

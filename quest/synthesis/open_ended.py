@@ -1,0 +1,514 @@
+"""Open-ended tasks (QUEST-SPEC §4), offline: report-writing tasks over the knowledge graph,
+their criteria, a reference report and a relative scorer.
+
+A task asks for a short cited report (the countries around a country; the countries sharing a
+currency in a region). Its criteria are facts the report must cover and conclusions it must
+draw, each with a claim-level check, in QUEST's four dimensions:
+
+- comprehensiveness: each country's capital and GeoNames population;
+- insight: the comparisons (which is most populous, which share the currency);
+- instruction_following: every country asked about is covered, and facts are cited;
+- readability: organised in paragraphs or a list, under MAX_WORDS words (format checks).
+
+Dimension weights are drawn three times and averaged (sum 1), criteria weights sum to 1 in each
+dimension. The tree stored with the task is the criteria as a weighted tree (dimension nodes
+weighted W_d, criteria weighted w), so the probes and the audit read it like any other.
+
+**Relative scoring** compares a candidate A with the reference B criterion by criterion,
+T_a/(T_a+T_b), discretised for RL (quest.rubric.relative). Offline, each criterion is scored by
+`coverage_scores`, a deterministic coverage-and-citation scorer (10 when the check passes and,
+for a fact, a cited page states it; 5 when stated without such a citation; 0 otherwise), which
+the UI names as such; with a judge model, `judge_pair` scores each criterion 0-10 instead.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from quest.corpus.text import listing
+from quest.rubric.checks import CheckContext
+from quest.rubric.citations import parse_citations
+from quest.rubric.documents import DocumentStore
+from quest.rubric.evaluate import leaf_verdicts
+from quest.rubric.ids import slugify
+from quest.rubric.importers import import_canonical
+from quest.rubric.judge import ChatClient
+from quest.rubric.model import FORMAT
+from quest.rubric.relative import (
+    Criterion,
+    CriterionScore,
+    RelativeScore,
+    judge_pair,
+    relative_score,
+)
+from quest.rubric.score import compile_tree
+from quest.synthesis.kg import Country, KnowledgeGraph
+from quest.synthesis.kgsynth import (
+    LARGEST_WORDS,
+    Fact,
+    Unbuildable,
+    capital_fact,
+    population_fact,
+    write_answer,
+)
+
+DIMENSIONS = ("comprehensiveness", "insight", "instruction_following", "readability")
+MAX_WORDS = 600
+SCORER_NAME = "deterministic coverage-and-citation scorer"
+MAX_COUNTRIES = 8
+
+
+@dataclass
+class OpenEndedDraft:
+    family: str
+    question: str
+    triple: dict[str, str]
+    dimension_weights: dict[str, float]
+    criteria: list[dict[str, Any]]  # {dimension, criterion, explanation, weight, check, fact?}
+    facts: list[Fact]
+    solution: dict[str, dict[str, Any]]
+    entities: tuple[str, ...]
+    subjects: tuple[str, ...]
+    alternative: list[Fact] = field(default_factory=list)
+
+    def tree(self) -> dict[str, Any]:
+        children = []
+        for dimension in DIMENSIONS:
+            leaves = [
+                {
+                    "id": f"{dimension[:5]}_{i}_{slugify(c['criterion'])[:40]}",
+                    "description": c["criterion"],
+                    "critical": False,
+                    "weight": c["raw"],
+                    "check": c["check"],
+                }
+                for i, c in enumerate(self.criteria)
+                if c["dimension"] == dimension
+            ]
+            if leaves:
+                children.append(
+                    {
+                        "id": dimension,
+                        "description": dimension.replace("_", " "),
+                        "critical": False,
+                        "strategy": "parallel",
+                        "weight": round(self.dimension_weights[dimension] * 1000),
+                        "children": leaves,
+                    }
+                )
+        root = {
+            "id": "root",
+            "description": self.question,
+            "critical": False,
+            "strategy": "parallel",
+            "children": children,
+        }
+        return {
+            "format": FORMAT,
+            "scoring": "weighted",
+            "task_description": self.question,
+            "root": root,
+        }
+
+
+def dimension_weights(rng: random.Random) -> dict[str, float]:
+    """Drawn three times and averaged, as QUEST samples them, rounded to sum exactly 1."""
+    draws = []
+    for _ in range(3):
+        raw = [rng.uniform(0.5, 1.5) * base for base in (0.4, 0.3, 0.2, 0.1)]
+        draws.append([r / sum(raw) for r in raw])
+    mean = [round(sum(d[i] for d in draws) / 3, 3) for i in range(4)]
+    mean[0] = round(1 - sum(mean[1:]), 3)
+    return dict(zip(DIMENSIONS, mean, strict=True))
+
+
+def _normalise(criteria: list[dict[str, Any]]) -> None:
+    for dimension in DIMENSIONS:
+        group = [c for c in criteria if c["dimension"] == dimension]
+        total = sum(c["raw"] for c in group)
+        for c in group:
+            c["raw"] = int(c["raw"])  # the tree's integer weight
+            c["weight"] = round(c["raw"] / total, 4)
+
+
+def _readability() -> list[dict[str, Any]]:
+    return [
+        {
+            "dimension": "readability",
+            "criterion": "The report is organised in paragraphs or a list",
+            "explanation": "A format check: a blank line or list items.",
+            "raw": 1.0,
+            "check": {"kind": "regex", "pattern": r"\n\s*\n|\n\s*(?:[-*]|\d+\.)\s", "raw": True},
+        },
+        {
+            "dimension": "readability",
+            "criterion": f"The report stays under {MAX_WORDS} words",
+            "explanation": "A format check on length.",
+            "raw": 1.0,
+            "check": {
+                "kind": "regex",
+                "pattern": rf"^\s*(?:\S+\s+){{0,{MAX_WORDS - 1}}}\S*\s*$",
+                "raw": True,
+            },
+        },
+    ]
+
+
+def _fact_criteria(fact: Fact, dimension: str, raw: float = 1.0) -> dict[str, Any]:
+    return {
+        "dimension": dimension,
+        "criterion": fact.description,
+        "raw": raw,
+        "explanation": f"Stated as a claim; a cited page should state it ({fact.url}).",
+        "check": fact.check,
+        "fact_url": fact.url,
+    }
+
+
+def triple(countries: int, comparisons: int, pages: int) -> dict[str, str]:
+    return {
+        "conceptual_breadth": "Simple"
+        if countries <= 3
+        else "Moderate"
+        if countries <= 5
+        else "High",
+        "logical_nesting": "Shallow"
+        if comparisons == 0
+        else "Intermediate"
+        if comparisons == 1
+        else "Deep",
+        "exploration": "Low" if pages <= 3 else "Medium" if pages <= 6 else "High",
+    }
+
+
+class OpenEndedSynthesizer:
+    def __init__(self, kg: KnowledgeGraph | None = None, *, has_page: Any) -> None:
+        self.kg = kg or KnowledgeGraph.load()
+        self.has_page = has_page
+        self.countries = [
+            c
+            for c in sorted(self.kg.countries.values(), key=lambda c: c.iso)
+            if has_page(c.url) and c.capital
+        ]
+
+    def draft(self, rng: random.Random) -> OpenEndedDraft:
+        if rng.random() < 0.5:
+            return self._neighbourhood(rng)
+        return self._currency_area(rng)
+
+    def _neighbourhood(self, rng: random.Random) -> OpenEndedDraft:
+        for centre in rng.sample(self.countries, len(self.countries)):
+            around = [n for n in self.kg.neighbours(centre) if n in self.countries]
+            if 3 <= len(around) <= MAX_COUNTRIES and set(n.iso for n in around) <= set(
+                centre.neighbours
+            ):
+                break
+        else:
+            raise Unbuildable("no country with 3 to 8 neighbours that have pages")
+        biggest = max(around, key=lambda n: n.population)
+        sharing = [n for n in around if n.currency_code == centre.currency_code]
+        names = [n.name for n in around]
+        question = rng.choice(
+            (
+                f"Write a short cited briefing on the countries that border {centre.name}: for "
+                "each, give its capital and its population according to GeoNames, say which of "
+                "them is the most populous, and which (if any) use the same currency as "
+                f"{centre.name}.",
+                f"Prepare an overview of {centre.name}'s neighbours. Cover every bordering "
+                "country with its capital and GeoNames population, identify the most populous "
+                f"neighbour, and note which neighbours share {centre.name}'s currency. Cite your "
+                "sources.",
+            )
+        )
+        facts, criteria = self._country_criteria(around)
+        border = Fact(
+            "border", centre.name, "", "", {}, f"{centre.name} borders {listing(names)}", centre.url
+        )
+        ranking = Fact(
+            "ranking",
+            biggest.name,
+            "",
+            f"{biggest.name} is identified as the most populous neighbour",
+            {"kind": "mentions", "value": biggest.name, "context": LARGEST_WORDS},
+            f"Of these, {biggest.name} is the most populous",
+            "",
+        )
+        criteria.append(
+            {
+                **_fact_criteria(ranking, "insight", 2.0),
+                "explanation": "A comparison the report must draw from the populations.",
+            }
+        )
+        currency = self._currency_fact(centre, sharing)
+        criteria.append(
+            {
+                **_fact_criteria(currency, "insight"),
+                "explanation": "A comparison of currencies the report must draw.",
+            }
+        )
+        criteria += self._instruction(names, [centre.url, *(n.url for n in around)])
+        criteria += _readability()
+        _normalise(criteria)
+        ordered = [border, *facts, ranking, currency]
+        solution = {
+            n.name: {
+                "description": f"Borders {centre.name}; capital {n.capital}; "
+                f"GeoNames population {n.population_text()}.",
+                "reference_urls": [n.url],
+            }
+            for n in around
+        }
+        return OpenEndedDraft(
+            "neighbourhood",
+            question,
+            triple(len(around), 2, len(around) + 1),
+            dimension_weights(rng),
+            criteria,
+            ordered,
+            solution,
+            ("open", "neighbourhood", centre.iso),
+            (centre.iso,),
+            [border, *reversed(facts), ranking, currency],
+        )
+
+    def _currency_area(self, rng: random.Random) -> OpenEndedDraft:
+        groups: dict[tuple[str, str], list[Country]] = {}
+        for c in self.countries:
+            if c.currency_code:
+                groups.setdefault((c.continent, c.currency_code), []).append(c)
+        options = sorted(k for k, v in groups.items() if 3 <= len(v) <= MAX_COUNTRIES)
+        if not options:
+            raise Unbuildable("no currency shared by 3 to 8 countries of one continent")
+        continent, code = rng.choice(options)
+        members = groups[(continent, code)]
+        biggest = max(members, key=lambda c: c.population)
+        smallest = min(members, key=lambda c: c.population)
+        names = [c.name for c in members]
+        question = (
+            f"Which countries of {continent} use the currency with ISO code {code}? Write a short "
+            "cited report covering each one's capital and GeoNames population, and say which of "
+            "them is the most populous and which the least populous."
+        )
+        facts, criteria = self._country_criteria(members)
+        ranking = Fact(
+            "ranking",
+            biggest.name,
+            "",
+            f"{biggest.name} is identified as the most populous",
+            {"kind": "mentions", "value": biggest.name, "context": LARGEST_WORDS},
+            f"{biggest.name} is the most populous of them",
+            "",
+        )
+        least = Fact(
+            "least",
+            smallest.name,
+            "",
+            f"{smallest.name} is identified as the least populous",
+            {
+                "kind": "mentions",
+                "value": smallest.name,
+                "context": ["least populous", "smallest", "fewest"],
+            },
+            f"{smallest.name} is the least populous of them",
+            "",
+        )
+        criteria += [
+            {
+                **_fact_criteria(f, "insight", 1.0),
+                "explanation": "A comparison the report must draw from the populations.",
+            }
+            for f in (ranking, least)
+        ]
+        uses = [
+            Fact("uses", c.name, "", "", {}, f"The currency of {c.name} is {code}", c.url)
+            for c in members
+        ]
+        criteria += self._instruction(names, [c.url for c in members])
+        criteria += _readability()
+        _normalise(criteria)
+        solution = {
+            c.name: {
+                "description": f"Uses {code}; capital {c.capital}; GeoNames "
+                f"population {c.population_text()}.",
+                "reference_urls": [c.url],
+            }
+            for c in members
+        }
+        return OpenEndedDraft(
+            "currency_area",
+            question,
+            triple(len(members), 1, len(members)),
+            dimension_weights(rng),
+            criteria,
+            [*uses, *facts, ranking, least],
+            solution,
+            ("open", "currency", continent, code),
+            tuple(c.iso for c in members),
+            [*reversed(uses), *facts, least, ranking],
+        )
+
+    def _country_criteria(
+        self, countries: Sequence[Country]
+    ) -> tuple[list[Fact], list[dict[str, Any]]]:
+        facts: list[Fact] = []
+        criteria: list[dict[str, Any]] = []
+        for c in countries:
+            for fact in (capital_fact(c), population_fact(c)):
+                facts.append(fact)
+                criteria.append(_fact_criteria(fact, "comprehensiveness"))
+        return facts, criteria
+
+    def _currency_fact(self, centre: Country, sharing: Sequence[Country]) -> Fact:
+        if sharing:
+            return Fact(
+                "sharing",
+                centre.name,
+                "",
+                f"{listing([n.name for n in sharing])} named as sharing {centre.name}'s currency",
+                {
+                    "kind": "one_of",
+                    "values": [n.name for n in sharing],
+                    "list": True,
+                    "at_least": len(sharing),
+                    "context": ["currency", centre.currency_code],
+                },
+                f"{listing([n.name for n in sharing])} use the same currency as "
+                f"{centre.name}, {centre.currency_code}",
+                "",
+            )
+        return Fact(
+            "sharing",
+            centre.name,
+            "",
+            f"The report says no neighbour uses {centre.currency_code}",
+            {"kind": "mentions", "value": centre.currency_code, "context": ["currency"]},
+            f"{centre.name}'s currency is {centre.currency_code}, and none of its "
+            "neighbours uses it",
+            centre.url,
+        )
+
+    def _instruction(self, names: list[str], urls: list[str]) -> list[dict[str, Any]]:
+        return [
+            {
+                "dimension": "instruction_following",
+                "raw": 2.0,
+                "criterion": "Every country asked about is covered",
+                "explanation": "All of " + listing(names) + ".",
+                "check": {"kind": "one_of", "values": names, "list": True, "at_least": len(names)},
+            },
+            {
+                "dimension": "instruction_following",
+                "raw": 1.0,
+                "criterion": "The report cites the pages its facts come from",
+                "explanation": "At least one of the countries' pages is cited.",
+                "check": {"kind": "cites_url", "urls": sorted(set(urls))},
+            },
+        ]
+
+
+def open_ended_record(
+    draft: OpenEndedDraft, subcategory: str, category: str, provenance: dict[str, Any]
+) -> dict[str, Any]:
+    return {
+        "question": draft.question,
+        "type": "open_ended",
+        "category": category,
+        "subcategory": subcategory,
+        "rubric": draft.tree(),
+        "solution": draft.solution,
+        "reference_answer": write_answer(draft.facts),
+        "provenance": {
+            **provenance,
+            "family": f"open_{draft.family}",
+            "entities": list(draft.entities),
+            "open_ended": {
+                "complexity": draft.triple,
+                "dimension_weights": draft.dimension_weights,
+                "criteria": [
+                    {k: c[k] for k in ("dimension", "criterion", "explanation", "weight")}
+                    for c in draft.criteria
+                ],
+                "scorer": SCORER_NAME,
+                "reference": "written from the knowledge graph's facts, with inline citations",
+            },
+        },
+    }
+
+
+def criteria_of(record: dict[str, Any]) -> tuple[dict[str, float], list[Criterion], list[str]]:
+    """Dimension weights, criteria and their leaf ids, read back from a stored record."""
+    tree = import_canonical(record["rubric"]).tree
+    weights: dict[str, float] = {}
+    criteria: list[Criterion] = []
+    ids: list[str] = []
+    for dimension in tree.root.children:
+        weights[dimension.id] = float(dimension.weight or 0) / 1000
+        for leaf in dimension.children:
+            criteria.append(Criterion(dimension.id, leaf.description, float(leaf.weight or 0)))
+            ids.append(leaf.id)
+    return weights, criteria, ids
+
+
+def coverage_scores(
+    record: dict[str, Any], answer: str, pages: DocumentStore | None
+) -> list[float]:
+    """The deterministic coverage-and-citation scorer: one 0-10 score per criterion."""
+    compiled = compile_tree(import_canonical(record["rubric"]).tree)
+    verdicts = leaf_verdicts(compiled, CheckContext(answer, record["question"], pages))
+    _, _, ids = criteria_of(record)
+    cited = {c.url for c in parse_citations(answer).citations}
+    urls = _fact_urls(record)
+    scores = []
+    for leaf_id in ids:
+        passed = verdicts[leaf_id].status == "pass"
+        fact_url = urls.get(leaf_id)
+        if not passed:
+            scores.append(0.0)
+        elif fact_url and fact_url not in cited:
+            scores.append(5.0)
+        else:
+            scores.append(10.0)
+    return scores
+
+
+def _fact_urls(record: dict[str, Any]) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for dimension in record["rubric"]["root"]["children"]:
+        for leaf in dimension["children"]:
+            explanation = next(
+                (
+                    c["explanation"]
+                    for c in record["provenance"]["open_ended"]["criteria"]
+                    if c["criterion"] == leaf["description"]
+                ),
+                "",
+            )
+            if "(" in explanation and explanation.endswith(").") and "http" in explanation:
+                found[leaf["id"]] = explanation[explanation.rfind("(") + 1 : -2]
+    return found
+
+
+def relative(
+    record: dict[str, Any],
+    answer: str,
+    pages: DocumentStore | None,
+    judge: ChatClient | None = None,
+) -> RelativeScore:
+    """The candidate against the task's reference answer: T_a/(T_a+T_b), discretised."""
+    weights, criteria, _ = criteria_of(record)
+    reference = str(record["reference_answer"])
+    if judge is not None:
+        judged = [
+            judge_pair(
+                judge, task=record["question"], answer_a=answer, answer_b=reference, criterion=c
+            )
+            for c in criteria
+        ]
+        return relative_score(weights, criteria, judged)
+    a = coverage_scores(record, answer, pages)
+    b = coverage_scores(record, reference, pages)
+    pairs: list[CriterionScore | None] = [CriterionScore(x, y) for x, y in zip(a, b, strict=True)]
+    return relative_score(weights, criteria, pairs)
