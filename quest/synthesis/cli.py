@@ -176,6 +176,7 @@ def _synth(args: argparse.Namespace) -> int:
         classes=weights(args.classes, ","),
         baseline=not args.no_baseline,
         open_ended=args.open_ended,
+        proposer_turns=args.proposer_turns,
     )
     problems = spec.problems()
     if problems:

@@ -56,6 +56,7 @@ class BatchSpec:
     classes: Mapping[str, float] = field(default_factory=dict)
     baseline: bool = True  # run the scripted agent on each accepted candidate
     open_ended: bool = False  # report-writing tasks with criteria and relative scoring (§4)
+    proposer_turns: int = 30  # the llm proposer's turn budget per proposal
 
     def problems(self) -> list[str]:
         from quest.synthesis.seeds import CLASSES, SUBCATEGORIES
@@ -67,6 +68,8 @@ class BatchSpec:
             found.append(f"count must be from 1 to {MAX_BATCH}")
         if self.open_ended and self.generator != "kg":
             found.append("open-ended tasks come from the kg generator")
+        if not 2 <= self.proposer_turns <= 400:
+            found.append("proposer_turns must be from 2 to 400")
         if not 0 <= self.seed < 2**31:
             found.append("seed must be from 0 to 2147483647")
         for name, weights, known in (

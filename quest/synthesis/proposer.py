@@ -145,7 +145,7 @@ def propose(
         depth=DEPTH[depth],
     )
     guarded = SeenURLsOnly(toolbox)
-    budgets = dataclasses.replace(Budgets.rl(), max_turns=max_turns, max_turn_tokens=4096)
+    budgets = dataclasses.replace(Budgets.rl(), max_turns=max_turns, max_turn_tokens=2048)
     result = run_agent(
         task,
         policy=LLMPolicy(client, max_turn_tokens=budgets.max_turn_tokens),
@@ -287,7 +287,7 @@ def reference_answer(solution: Mapping[str, Any]) -> str:
 def _chat(client: LLMClient, prompt: str) -> str:
     try:
         return client.complete(
-            [{"role": "user", "content": prompt}], max_tokens=4096, temperature=0.0
+            [{"role": "user", "content": prompt}], max_tokens=2048, temperature=0.0
         ).text
     except LLMError as exc:
         return f"[error] {exc}"

@@ -199,7 +199,12 @@ def _llm_candidate(
     keywords = rng.sample(list(batch.keywords), min(10, len(batch.keywords))) or [subcategory]
     provenance["keywords"] = keywords
     made = proposer.propose(
-        batch.llm, batch.toolbox, subcategory=subcategory, target=target, keywords=keywords
+        batch.llm,
+        batch.toolbox,
+        subcategory=subcategory,
+        target=target,
+        keywords=keywords,
+        max_turns=batch.spec.proposer_turns,
     )
     provenance["proposer"] = {
         "turns": made.turns,

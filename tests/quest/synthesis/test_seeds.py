@@ -81,6 +81,7 @@ def test_the_same_seed_draws_the_same_sequence() -> None:
         (BatchSpec(classes={"C1": -1}), "at least 0"),
         (BatchSpec(classes={"C1": 0}), "at least one weight"),
         (BatchSpec(categories={"Cooking": 1}), "unknown Cooking"),
+        (BatchSpec(proposer_turns=1), "proposer_turns must be"),
     ],
 )
 def test_bad_specs_name_their_problem(spec: BatchSpec, problem: str) -> None:
