@@ -54,6 +54,13 @@ def register(subparsers: Any) -> None:
     ):
         parser.add_argument(flag, metavar="SPEC", help=f"{what}: {LLM_SPEC}")
     parser.add_argument(
+        "--proposer-turns",
+        type=int,
+        default=30,
+        metavar="N",
+        help="the llm proposer's turns per proposal (default 30)",
+    )
+    parser.add_argument(
         "--keywords",
         metavar="CSV",
         help="seed keywords, a CSV file with a `keyword` column (llm generator)",
