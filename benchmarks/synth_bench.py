@@ -10,6 +10,9 @@ the batch the generator was tuned on (dev), and seed 2, never looked at while wr
 the measured class distribution against QUEST's targets, the duplicate rejection rate and the
 scripted agent's reward (mean and histogram).
 
+A third, smaller batch of open-ended report tasks (seed 3) reports the same; their baseline
+reward is the RL discretisation of the scripted agent's relative score against the reference.
+
 Baseline, in the same run through the same funnel: the synthesizer a user writes first, one
 template ("What is the capital of X, and what is its population?") with the checks most task
 generators emit: the capital's name and the population anywhere in the answer, and a citation
@@ -73,6 +76,19 @@ def main() -> int:
                        toolbox_factory=lambda: offline_toolbox(folder))
         )  # fmt: skip
         results[label] = report(label, made, time.monotonic() - t0)
+
+    spec = BatchSpec(count=max(args.count // 4, 1), seed=3, baseline=True, open_ended=True)
+    t0 = time.monotonic()
+    made = list(
+        synthesize(
+            spec,
+            pages=pages,
+            distractors=distractors,
+            encoder=encoder,
+            toolbox_factory=lambda: offline_toolbox(folder),
+        )
+    )
+    results["open-ended (seed 3)"] = report("open-ended (seed 3)", made, time.monotonic() - t0)
 
     t0 = time.monotonic()
     naive = list(naive_batch(args.count, pages, distractors, encoder))
