@@ -39,6 +39,7 @@ INSTALLED_APPS = [
     "apps.corpus",
     "apps.live",
     "apps.audit",
+    "apps.synthesis",
 ]
 
 MIDDLEWARE = [
@@ -203,6 +204,9 @@ LLM_JUDGE_MODEL = ENV.get("QUESTWEB_JUDGE_MODEL", "")
 LIVE_STALL_AFTER_SECONDS = int(ENV.get("QUESTWEB_LIVE_STALL_AFTER_SECONDS", "300"))
 # A task import running for longer than this is ended, failed, by the watchdog.
 IMPORT_TIMEOUT_MINUTES = config.env_int(ENV, "QUESTWEB_IMPORT_TIMEOUT_MINUTES", default=30)
+# A running synthesis batch that writes no candidate for this long is ended, failed (its worker
+# probably died); one candidate, its probes and its baseline run take seconds.
+SYNTHESIS_STALL_MINUTES = config.env_int(ENV, "QUESTWEB_SYNTHESIS_STALL_MINUTES", default=30)
 
 LOGGING = {
     "version": 1,

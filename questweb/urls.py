@@ -20,6 +20,7 @@ urlpatterns = [
     path("corpus/", include("apps.corpus.urls")),
     path("live/", include("apps.live.urls")),
     path("audit/", include("apps.audit.urls")),
+    path("synthesis/", include("apps.synthesis.urls")),
     path("tools/search", tools_service.tools_search, name="tools-search"),
     path("tools/scholar", tools_service.tools_scholar, name="tools-scholar"),
     path("tools/health", tools_service.tools_health, name="tools-health"),

@@ -38,3 +38,47 @@ class ProbeRunFactory(factory.django.DjangoModelFactory):
     task = factory.SelfAttribute("version.task")
     status = "done"
     verdict = "sound"
+
+
+class SynthesisBatchFactory(factory.django.DjangoModelFactory):
+    """A finished batch row; tests of the run itself use the real engine (tests/synthesis)."""
+
+    class Meta:
+        model = "synthesis.SynthesisBatch"
+
+    spec = factory.LazyFunction(
+        lambda: {
+            "generator": "kg",
+            "count": 2,
+            "seed": 0,
+            "categories": {},
+            "classes": {},
+            "baseline": False,
+        }
+    )
+    status = "done"
+    total = 2
+
+
+class SynthesisCandidateFactory(factory.django.DjangoModelFactory):
+    """A candidate of `batch` with `record` (a task in the import format); rejected by the funnel
+    at the duplicate stage unless told otherwise, and with no task."""
+
+    class Meta:
+        model = "synthesis.SynthesisCandidate"
+
+    batch = factory.SubFactory(SynthesisBatchFactory)
+    index = factory.Sequence(lambda n: n)
+    record: Any = factory.LazyFunction(dict)
+    question = factory.LazyAttribute(lambda c: c.record.get("question", ""))
+    target_class = "C1"
+    complexity = "C1"
+    accepted = False
+    rejected_at = "duplicate"
+    reason = "a near-duplicate of an earlier task"
+    stages = factory.LazyFunction(
+        lambda: [
+            {"name": "schema", "passed": True, "reason": "valid", "detail": {}},
+            {"name": "duplicate", "passed": False, "reason": "a near-duplicate", "detail": {}},
+        ]
+    )

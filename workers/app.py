@@ -37,6 +37,12 @@ app.conf.beat_schedule = {
         "schedule": 60.0,
         "options": {"queue": Queue.DEFAULT.value, "expires": 120},
     },
+    # Synthesis batches whose worker died end failed (reads check too).
+    "synthesis-watchdog": {
+        "task": "apps.synthesis.tasks.synthesis_watchdog",
+        "schedule": 60.0,
+        "options": {"queue": Queue.DEFAULT.value, "expires": 120},
+    },
 }
 app.conf.imports = ("workers.tasks",)
 app.autodiscover_tasks()

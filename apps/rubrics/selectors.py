@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from django.contrib.postgres.search import SearchQuery, SearchVector
 from django.core.paginator import Page, Paginator
 from django.db import connection
-from django.db.models import Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 
 from apps.accounts.models import User
 from apps.accounts.permissions import require_role
@@ -74,6 +74,17 @@ def task_facets(*, user: User) -> dict[str, list[str]]:
         )
         for field in ("category", "subcategory", "complexity")
     }
+
+
+def task_questions() -> list[str]:
+    """Every task's question (no user: the synthesis worker's view, to avoid near-duplicates)."""
+    return list(Task.objects.values_list("question", flat=True))
+
+
+def subcategory_counts() -> dict[str, int]:
+    """How many tasks each subcategory has (no user: synthesis takes the least-used first)."""
+    rows = Task.objects.exclude(subcategory="").values_list("subcategory").annotate(n=Count("id"))
+    return {subcategory: n for subcategory, n in rows.order_by()}
 
 
 def version_list(*, user: User, task_id: int) -> QuerySet[RubricVersion]:

@@ -17,6 +17,7 @@ from apps.common.errors import Conflict, DomainError, Forbidden, Invalid, NotFou
 from apps.common.storable import ensure_storable
 from apps.rubrics import engine, selectors
 from apps.rubrics.models import (
+    AuditState,
     Complexity,
     ProbeRun,
     ProbeStatus,
@@ -123,6 +124,29 @@ def task_create(*, user: User, record: Mapping[str, Any]) -> Task:
     prepared = task_prepare(record)
     [task] = tasks_write(user=user, prepared=[prepared], note="created")
     return task
+
+
+@transaction.atomic
+def task_discard_untouched(*, task_id: int) -> bool:
+    """Delete a task nobody has worked on yet (still unaudited, its first version only, in no
+    audit campaign, never probed or researched in a live session); False, and nothing deleted,
+    otherwise. Callers authorize: the synthesis services when a person rejects a candidate."""
+    task = Task.objects.select_for_update().filter(pk=task_id).first()
+    if task is None:
+        return False
+    touched = (
+        task.audit_state != AuditState.UNAUDITED
+        or task.versions.count() > 1
+        or task.audit_items.exists()  # type: ignore[attr-defined]
+        or task.probe_runs.exists()
+        or task.sessions.exists()  # type: ignore[attr-defined]
+    )
+    if touched:
+        return False
+    # The current version protects itself from deletion; the task goes first, then its versions.
+    Task.objects.filter(pk=task.pk).update(current_version=None)
+    task.delete()
+    return True
 
 
 @transaction.atomic

@@ -1,0 +1,203 @@
+"""REST for synthesis batches; the same services and selectors as the pages."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from django.http import HttpRequest, StreamingHttpResponse
+from django.urls import reverse
+from ninja import Field, Router, Status
+
+from apps.audit import api_out as audit_out
+from apps.audit import selectors as audit_selectors
+from apps.audit.schemas import CampaignOut
+from apps.audit.streaming import stream_response
+from apps.common.schemas import Id, PageNumber, errors
+from apps.synthesis import selectors, services
+from apps.synthesis.models import SynthesisBatch, SynthesisCandidate
+from apps.synthesis.schemas import (
+    BatchCampaignIn,
+    BatchOut,
+    BatchPageOut,
+    BatchSpecIn,
+    CandidateOut,
+    CandidatePageOut,
+    DecisionIn,
+    Stage,
+)
+
+router = Router(tags=["synthesis"])
+
+PageSize = Annotated[int, Field(ge=1, le=selectors.MAX_PAGE_SIZE)]
+JSONL = {"schema": {"type": "string", "format": "binary"}}
+
+
+def _user(request: HttpRequest) -> Any:
+    return request.auth  # type: ignore[attr-defined]
+
+
+def batch_out(batch: SynthesisBatch) -> dict[str, Any]:
+    fields = ("id", "status", "spec", "model", "total", "proposed", "accepted", "error",
+              "created_at", "started_at", "finished_at")  # fmt: skip
+    return {
+        **{name: getattr(batch, name) for name in fields},
+        "created_by": batch.created_by.username if batch.created_by else None,
+        "url": reverse("synthesis:batch", args=[batch.pk]),
+    }
+
+
+def candidate_out(candidate: SynthesisCandidate, *, full: bool = True) -> dict[str, Any]:
+    fields = ("id", "batch_id", "index", "question", "target_class", "complexity", "category",
+              "subcategory", "accepted", "rejected_at", "reason", "decision", "decided_at",
+              "task_id")  # fmt: skip
+    out = {
+        **{name: getattr(candidate, name) for name in fields},
+        "decided_by": candidate.decided_by.username if candidate.decided_by else None,
+        "url": reverse("synthesis:candidate", args=[candidate.pk]),
+    }
+    if full:
+        out.update(
+            decision_note=candidate.decision_note,
+            stages=candidate.stages,
+            record=candidate.record,
+        )
+    return out
+
+
+def _page(page: Any, out: Any) -> dict[str, Any]:
+    return {
+        "count": page.paginator.count,
+        "page": page.number,
+        "pages": page.paginator.num_pages,
+        "results": [out(item) for item in page],
+    }
+
+
+@router.post(
+    "/synthesis/batches",
+    response={202: BatchOut, **errors(403, 409, 422, body=True)},
+    summary="Queue a synthesis batch (admin); 409 while you have 3 queued or running",
+)
+def batches_create(request: HttpRequest, payload: BatchSpecIn) -> Status[dict[str, Any]]:
+    spec = payload.dict()
+    model = spec.pop("model")
+    batch = services.batch_create(user=_user(request), spec=spec, model=model)
+    return Status(202, batch_out(batch))
+
+
+@router.get(
+    "/synthesis/batches",
+    response={200: BatchPageOut, **errors(403, 422)},
+    summary="Synthesis batches, newest first",
+)
+def batches_list(
+    request: HttpRequest, page: PageNumber = 1, page_size: PageSize = 50
+) -> dict[str, Any]:
+    result = services.batch_page(user=_user(request), page=page, page_size=page_size)
+    return _page(result, batch_out)
+
+
+@router.get(
+    "/synthesis/batches/{batch_id}",
+    response={200: BatchOut, **errors(403, 404, 422)},
+    summary="A batch's progress and counts",
+)
+def batches_get(request: HttpRequest, batch_id: Id) -> dict[str, Any]:
+    return batch_out(services.batch_status(user=_user(request), batch_id=batch_id))
+
+
+@router.post(
+    "/synthesis/batches/{batch_id}/cancel",
+    response={200: BatchOut, **errors(403, 404, 409, 422)},
+    summary="Cancel a queued or running batch; what it wrote stays (admin)",
+)
+def batches_cancel(request: HttpRequest, batch_id: Id) -> dict[str, Any]:
+    return batch_out(services.batch_cancel(user=_user(request), batch_id=batch_id))
+
+
+@router.get(
+    "/synthesis/batches/{batch_id}/candidates",
+    response={200: CandidatePageOut, **errors(403, 404, 422)},
+    summary="A batch's candidates in order, filtered by outcome",
+)
+def candidates_list(
+    request: HttpRequest,
+    batch_id: Id,
+    accepted: bool | None = None,
+    rejected_at: Stage | None = None,
+    page: PageNumber = 1,
+    page_size: PageSize = 50,
+) -> dict[str, Any]:
+    filters = selectors.CandidateFilters(accepted=accepted, rejected_at=rejected_at or "")
+    result = selectors.candidate_page(
+        user=_user(request), batch_id=batch_id, filters=filters, page=page, page_size=page_size
+    )
+    return _page(result, lambda c: candidate_out(c, full=False))
+
+
+@router.get(
+    "/synthesis/candidates/{candidate_id}",
+    response={200: CandidateOut, **errors(403, 404, 422)},
+    summary="A candidate with every funnel stage and its task record",
+)
+def candidates_get(request: HttpRequest, candidate_id: Id) -> dict[str, Any]:
+    return candidate_out(selectors.candidate_get(user=_user(request), candidate_id=candidate_id))
+
+
+@router.post(
+    "/synthesis/candidates/{candidate_id}/accept",
+    response={200: CandidateOut, **errors(403, 404, 409, 422, body=True)},
+    summary="Accept a rejected candidate: its task is written, pending audit (admin)",
+)
+def candidates_accept(
+    request: HttpRequest, candidate_id: Id, payload: DecisionIn | None = None
+) -> dict[str, Any]:
+    candidate = services.candidate_accept(
+        user=_user(request), candidate_id=candidate_id, note=payload.note if payload else ""
+    )
+    return candidate_out(candidate)
+
+
+@router.post(
+    "/synthesis/candidates/{candidate_id}/reject",
+    response={200: CandidateOut, **errors(403, 404, 409, 422, body=True)},
+    summary="Reject an accepted candidate (admin)",
+    description=(
+        "Its task is deleted when nobody has touched it yet (task_id is then null); a task "
+        "already audited, edited, probed, researched or in a campaign is left to the audit flow "
+        "and stays linked."
+    ),
+)
+def candidates_reject(
+    request: HttpRequest, candidate_id: Id, payload: DecisionIn | None = None
+) -> dict[str, Any]:
+    candidate = services.candidate_reject(
+        user=_user(request), candidate_id=candidate_id, note=payload.note if payload else ""
+    )
+    return candidate_out(candidate)
+
+
+@router.post(
+    "/synthesis/batches/{batch_id}/campaign",
+    response={201: CampaignOut, **errors(403, 404, 409, 422, body=True)},
+    summary="An audit campaign over the tasks a finished batch wrote (admin)",
+)
+def batches_campaign(
+    request: HttpRequest, batch_id: Id, payload: BatchCampaignIn | None = None
+) -> Status[dict[str, Any]]:
+    user = _user(request)
+    options = payload.dict() if payload else {}
+    campaign = services.batch_campaign_create(user=user, batch_id=batch_id, **options)
+    created = audit_selectors.campaign_get(user=user, campaign_id=campaign.pk)
+    return Status(201, audit_out.campaign_out(created))
+
+
+@router.get(
+    "/synthesis/batches/{batch_id}/export",
+    response={200: None, **errors(403, 404, 422)},
+    summary="The accepted candidates as streamed JSONL, in the /api/imports format",
+    openapi_extra={"responses": {200: {"content": {"application/x-ndjson": JSONL}}}},
+)
+def batches_export(request: HttpRequest, batch_id: Id) -> StreamingHttpResponse:
+    chunks = selectors.export_chunks(user=_user(request), batch_id=batch_id)
+    return stream_response(request, chunks, f"synthesis-batch-{batch_id}.jsonl")

@@ -1,0 +1,187 @@
+"""A synthesis batch's run inside a cpu worker: the engine (quest.synthesis) over the corpus,
+each candidate written as it arrives.
+
+A candidate is written whole or not at all: its row, its task (when accepted) and the batch's
+counts commit together, under the batch's row lock, and only while the batch is running. So a
+cancel lands between two candidates, and a failure (the engine's, or a record the task store
+refuses) ends the batch failed with the reason, keeping every candidate written before it.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from apps.common.errors import DomainError, Invalid, NotFound
+from apps.common.storable import ensure_storable, printable
+from apps.rubrics import selectors as task_selectors
+from apps.synthesis.models import BatchStatus, Decision, SynthesisBatch, SynthesisCandidate
+from apps.synthesis.services import batch_end, candidate_task_write, spec_load
+from quest.synthesis.model import BatchSpec
+
+log = logging.getLogger(__name__)
+
+
+class BatchStopped(Exception):
+    """The batch was cancelled or expired while the worker ran it: write nothing more."""
+
+
+def _claim(batch_id: int) -> bool:
+    now = timezone.now()
+    claimed = SynthesisBatch.objects.filter(pk=batch_id, status=BatchStatus.QUEUED).update(
+        status=BatchStatus.RUNNING, started_at=now, active_at=now
+    )
+    return bool(claimed)
+
+
+def _running(batch_id: int) -> bool:
+    return SynthesisBatch.objects.filter(pk=batch_id, status=BatchStatus.RUNNING).exists()
+
+
+def _toolbox_factory() -> Callable[[], Any]:
+    """Research tools over the corpus for the baseline agent; the index is opened once (the
+    process's cached searcher), each call gets fresh tools."""
+    from apps.corpus.selectors import searcher, store
+    from quest.tools.offline import CorpusSearch
+    from quest.tools.toolbox import Toolbox
+
+    index, pages = searcher(), store()  # searcher() first: it says so when there is no index
+
+    def build() -> Toolbox:
+        return Toolbox.build(
+            search=CorpusSearch(index, pages),
+            scholar=CorpusSearch(index, pages, sources=settings.SCHOLAR_SOURCES),
+            pages=pages,
+        )
+
+    return build
+
+
+@functools.cache
+def _encoder() -> Any:
+    """One MiniLM encoder per worker process; it loads its weights on first use."""
+    from quest.search.encoder import MiniLMEncoder
+
+    return MiniLMEncoder()
+
+
+def _llm_inputs(model: str) -> dict[str, Any]:
+    """The proposer (also its verifier) and the judge of the trees' judge leaves: the
+    configured judge model, unless that is the proposer itself (it would grade its own trees;
+    its judge leaves then stay undecided and the funnel says so)."""
+    from apps.live import llm
+
+    judge = settings.LLM_JUDGE_MODEL
+    try:
+        return {
+            "llm": llm.client_for(model),
+            "judge": llm.client_for(judge) if judge and judge != model else None,
+        }
+    except ValueError as exc:
+        raise Invalid(f"the model cannot be used: {exc}") from exc
+
+
+def _inputs(batch: SynthesisBatch, spec: BatchSpec) -> dict[str, Any]:
+    from apps.corpus.selectors import corpus_distractors, corpus_store
+
+    pages = corpus_store()
+    if pages is None:
+        raise Invalid("the corpus is empty: load it on the corpus page first")
+    tools = spec.baseline or spec.generator == "llm"  # the proposer researches with them
+    return {
+        "pages": pages,
+        "distractors": corpus_distractors(),
+        "existing_questions": task_selectors.task_questions(),
+        "used_subcategories": task_selectors.subcategory_counts(),
+        "toolbox_factory": _toolbox_factory() if tools else None,
+        "encoder": _encoder(),
+        **(_llm_inputs(batch.model) if spec.generator == "llm" else {}),
+    }
+
+
+def _text(value: Any, limit: int) -> str:
+    return printable(str(value or ""))[:limit]
+
+
+@transaction.atomic
+def _write(batch: SynthesisBatch, proposed: Any) -> None:
+    """One engine Candidate (quest.synthesis.model.Candidate), with its task when accepted."""
+    running = SynthesisBatch.objects.select_for_update().filter(
+        pk=batch.pk, status=BatchStatus.RUNNING
+    )
+    if running.first() is None:
+        raise BatchStopped
+    data = proposed.to_dict()
+    ensure_storable(data, field=f"candidate {proposed.index}")
+    record = data["record"]
+    candidate = SynthesisCandidate(
+        batch=batch,
+        index=proposed.index,
+        question=proposed.question,
+        target_class=_text(proposed.target_class, 2),
+        complexity=_text(record.get("complexity"), 2),
+        category=_text(record.get("category"), 64),
+        subcategory=_text(record.get("subcategory"), 64),
+        accepted=proposed.accepted,
+        rejected_at=_text(proposed.rejected_at, 32),
+        reason=proposed.reason,
+        stages=data["stages"],
+        record=record,
+        decision=Decision.AUTO,
+    )
+    if candidate.accepted:
+        candidate.task = candidate_task_write(candidate, user=batch.created_by)
+    candidate.save()
+    SynthesisBatch.objects.filter(pk=batch.pk).update(
+        proposed=F("proposed") + 1,
+        accepted=F("accepted") + int(candidate.accepted),
+        active_at=timezone.now(),
+    )
+
+
+def _run(batch: SynthesisBatch) -> None:
+    from quest.synthesis.runner import synthesize
+
+    spec = spec_load(batch.spec)
+    candidates = synthesize(
+        spec, should_stop=lambda: not _running(batch.pk), **_inputs(batch, spec)
+    )
+    for proposed in candidates:
+        _write(batch, proposed)
+    batch_end(batch.pk, BatchStatus.DONE)
+
+
+def _failure(exc: Exception) -> str:
+    from quest.synthesis.model import SynthesisError
+
+    if isinstance(exc, DomainError):
+        return exc.message
+    if isinstance(exc, SynthesisError):
+        return printable(str(exc))
+    return printable(f"the batch failed: {type(exc).__name__}: {str(exc)[:500]}")
+
+
+def batch_run(*, batch_id: int) -> SynthesisBatch:
+    """Run a queued batch to its end: done, failed with the reason, or cancelled (by a person,
+    while it ran). A batch that is not queued (a redelivered message) is left as it is."""
+    batch = SynthesisBatch.objects.filter(pk=batch_id).first()
+    if batch is None:
+        raise NotFound(f"no synthesis batch {batch_id}")
+    if not _claim(batch_id):
+        log.info("synthesis batch %s is not queued; nothing to run", batch_id)
+        return batch
+    try:
+        _run(batch)
+    except BatchStopped:
+        pass
+    except Exception as exc:
+        log.exception("synthesis batch %s failed", batch_id)
+        batch_end(batch_id, BatchStatus.FAILED, error=_failure(exc))
+    return SynthesisBatch.objects.get(pk=batch_id)

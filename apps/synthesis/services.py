@@ -1,0 +1,325 @@
+"""Synthesis batches: asking for one, stopping it, and people's calls on its candidates.
+
+Creating tasks goes through the import's own services (task_prepare, tasks_write), so a
+synthesized task is checked and stored exactly as an imported one. The run itself is runner.py.
+
+Hand decisions. Accepting a candidate the funnel rejected writes its task (refused, with the
+import's reason, when its record is no valid task). Rejecting an accepted candidate removes its
+task when nobody has touched it yet (unaudited, first version, in no campaign, never probed or
+researched); otherwise the task is left to the audit flow, which is where a task in use is
+judged, and the candidate keeps its link so the task can be found.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.core.paginator import Page
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from apps.accounts.models import User
+from apps.accounts.permissions import require_role
+from apps.accounts.roles import Role
+from apps.audit import services as audit_services
+from apps.audit.models import Campaign
+from apps.common.errors import Conflict, Invalid, NotFound
+from apps.common.storable import ensure_storable, printable
+from apps.rubrics.models import Task
+from apps.rubrics.services import task_discard_untouched, task_prepare, tasks_write
+from apps.synthesis import selectors
+from apps.synthesis.models import (
+    ACTIVE_STATUSES,
+    BatchStatus,
+    Decision,
+    SynthesisBatch,
+    SynthesisCandidate,
+)
+from apps.synthesis.records import task_record
+from quest.synthesis.model import BatchSpec
+
+SPEC_FIELDS = (
+    "generator",
+    "count",
+    "seed",
+    "categories",
+    "classes",
+    "baseline",
+    "open_ended",
+    "proposer_turns",
+)
+# A worker runs one batch at a time: this bounds how much one person can queue ahead of others.
+MAX_ACTIVE_PER_USER = 3
+NOTE_MAX = 500
+
+
+def _typed(data: Mapping[str, Any]) -> dict[str, Any]:
+    kinds = {
+        "generator": (str, "text"),
+        "count": (int, "a whole number"),
+        "seed": (int, "a whole number"),
+        "categories": (dict, "an object of weights"),
+        "classes": (dict, "an object of weights"),
+        "baseline": (bool, "true or false"),
+        "open_ended": (bool, "true or false"),
+        "proposer_turns": (int, "a whole number"),
+    }
+    fields = {}
+    for name, value in data.items():
+        kind, words = kinds[name]
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise Invalid(f"{name} must be {words}")
+        fields[name] = value
+    return fields
+
+
+def writable_subcategories(generator: str) -> tuple[str, ...]:
+    """The subcategories a generator writes tasks for: the kg synthesizer has geography
+    framings of 15 of QUEST's 24, the llm proposer takes any."""
+    from quest.synthesis.kgsynth import SUBCATEGORIES as KG
+    from quest.synthesis.seeds import SUBCATEGORIES
+
+    return {"kg": KG, "llm": SUBCATEGORIES}.get(generator, ())
+
+
+def _check_writable(spec: BatchSpec) -> None:
+    # The engine would skip these silently, or refuse the batch once it runs.
+    writable = writable_subcategories(spec.generator)
+    chosen = [name for name, weight in spec.categories.items() if weight > 0]
+    unwritable = sorted(set(chosen) - set(writable))
+    if unwritable:
+        raise Invalid(
+            f"categories: the {spec.generator} generator writes no tasks for "
+            f"{', '.join(unwritable)} (it writes {', '.join(writable)})"
+        )
+
+
+def spec_parse(data: Mapping[str, Any]) -> BatchSpec:
+    """A BatchSpec from JSON-like data, or Invalid saying every problem the engine finds."""
+    unknown = sorted(set(data) - set(SPEC_FIELDS))
+    if unknown:
+        raise Invalid(f"unknown field {unknown[0]!r} (a batch has {', '.join(SPEC_FIELDS)})")
+    ensure_storable(dict(data), field="")
+    spec = BatchSpec(**_typed(data))
+    problems = spec.problems()
+    if problems:
+        raise Invalid("; ".join(problems))
+    _check_writable(spec)
+    return spec
+
+
+def spec_json(spec: BatchSpec) -> dict[str, Any]:
+    return {
+        "generator": spec.generator,
+        "count": spec.count,
+        "seed": spec.seed,
+        "categories": dict(spec.categories),
+        "classes": dict(spec.classes),
+        "baseline": spec.baseline,
+        "open_ended": spec.open_ended,
+        "proposer_turns": spec.proposer_turns,
+    }
+
+
+def spec_load(data: Mapping[str, Any]) -> BatchSpec:
+    return BatchSpec(**{k: data[k] for k in SPEC_FIELDS if k in data})
+
+
+def _model(spec: BatchSpec, model: str) -> str:
+    """The llm generator's model: one a live session could use, the first by default."""
+    if spec.generator != "llm":
+        if model:
+            raise Invalid(f"the {spec.generator} generator takes no model")
+        return ""
+    from apps.live import llm
+
+    choices = llm.model_choices()
+    chosen = model or choices[0]
+    if chosen not in choices:
+        raise Invalid(f"model must be one of {', '.join(choices)}")
+    return chosen
+
+
+def _enqueue(batch: SynthesisBatch) -> None:
+    from apps.live.llm import needs_gpu
+    from apps.synthesis import tasks
+
+    run = tasks.gpu_synthesis_batch if needs_gpu(batch.model) else tasks.cpu_synthesis_batch
+    run.delay(batch.pk)
+
+
+def batch_create(*, user: User, spec: Mapping[str, Any], model: str = "") -> SynthesisBatch:
+    """Queue a batch (whoever may create and import tasks: admins) on the cpu queue, or the gpu
+    queue for an llm batch whose model runs in-process with vLLM."""
+    require_role(user, Role.ADMIN)
+    parsed = spec_parse(spec)
+    model = _model(parsed, model.strip())
+
+    with transaction.atomic():
+        active = SynthesisBatch.objects.select_for_update().filter(
+            created_by=user, status__in=ACTIVE_STATUSES
+        )
+        if len(active) >= MAX_ACTIVE_PER_USER:
+            raise Conflict(
+                f"you already have {MAX_ACTIVE_PER_USER} batches queued or running; "
+                "cancel one or wait for it to finish"
+            )
+        batch = SynthesisBatch.objects.create(
+            spec=spec_json(parsed), model=model, total=parsed.count, created_by=user
+        )
+        transaction.on_commit(lambda: _enqueue(batch))
+    return batch
+
+
+def batch_end(batch_id: int, status: str, **fields: Any) -> bool:
+    """End a batch that is still queued or running; False when something else ended it first."""
+    ended = SynthesisBatch.objects.filter(pk=batch_id, status__in=ACTIVE_STATUSES).update(
+        status=status, finished_at=timezone.now(), **fields
+    )
+    return bool(ended)
+
+
+@transaction.atomic
+def batch_cancel(*, user: User, batch_id: int) -> SynthesisBatch:
+    """End a queued or running batch now. The candidates written so far stay, with their tasks;
+    the worker writes nothing more (each write checks the batch under its row lock)."""
+    require_role(user, Role.ADMIN)
+    batch = SynthesisBatch.objects.select_for_update().filter(pk=batch_id).first()
+    if batch is None:
+        raise NotFound(f"no synthesis batch {batch_id}")
+    if not batch.is_active:
+        raise Conflict(
+            f"batch {batch_id} has already ended ({batch.get_status_display().lower()}): "
+            "there is nothing to cancel"
+        )
+    batch_end(batch.pk, BatchStatus.CANCELLED, error=f"cancelled by {user.get_username()}")
+    return selectors.batch_get(user=user, batch_id=batch.pk)
+
+
+def _stall() -> timedelta:
+    return timedelta(minutes=settings.SYNTHESIS_STALL_MINUTES)
+
+
+def batches_expire(*, now: datetime | None = None) -> int:
+    """The watchdog: a running batch that wrote no candidate for SYNTHESIS_STALL_MINUTES ends
+    failed (its worker probably died). A worker that was only slow stops at its next write."""
+    now = now or timezone.now()
+    message = (
+        f"no candidate for {settings.SYNTHESIS_STALL_MINUTES} minutes: the worker may have "
+        "died; the candidates written so far are kept"
+    )
+    return SynthesisBatch.objects.filter(
+        status=BatchStatus.RUNNING, active_at__lt=now - _stall()
+    ).update(status=BatchStatus.FAILED, error=message, finished_at=now)
+
+
+def batch_status(*, user: User, batch_id: int) -> SynthesisBatch:
+    """A batch as it stands, after the watchdog, so a dead worker's batch reads as failed even
+    where no beat process runs."""
+    batches_expire()
+    return selectors.batch_get(user=user, batch_id=batch_id)
+
+
+def batch_page(*, user: User, page: int, page_size: int) -> Page[SynthesisBatch]:
+    """A page of batches, newest first, after the watchdog (see batch_status)."""
+    batches_expire()
+    return selectors.batch_page(user=user, page=page, page_size=page_size)
+
+
+def candidate_task_write(candidate: SynthesisCandidate, *, user: User | None) -> Task:
+    """The candidate's task, pending audit, through the import's checks and writer."""
+    batch = candidate.batch
+    try:
+        prepared = task_prepare(task_record(batch, candidate))
+    except Invalid as exc:
+        raise Invalid(f"candidate {candidate.index} cannot become a task: {exc.message}") from exc
+    note = f"synthesis batch {batch.pk}, candidate {candidate.index}"
+    [task] = tasks_write(user=user, prepared=[prepared], note=note)
+    return task
+
+
+def _locked(candidate_id: int) -> SynthesisCandidate:
+    candidate = (
+        SynthesisCandidate.objects.select_for_update(of=("self",))
+        .select_related("batch")
+        .filter(pk=candidate_id)
+        .first()
+    )
+    if candidate is None:
+        raise NotFound(f"no synthesis candidate {candidate_id}")
+    return candidate
+
+
+def _decide(candidate: SynthesisCandidate, user: User, decision: str, note: str) -> None:
+    candidate.decision = decision
+    candidate.decided_by = user
+    candidate.decided_at = timezone.now()
+    candidate.decision_note = printable(note.strip())[:NOTE_MAX]
+    candidate.save()
+    change = 1 if candidate.accepted else -1
+    SynthesisBatch.objects.filter(pk=candidate.batch_id).update(accepted=F("accepted") + change)
+
+
+@transaction.atomic
+def candidate_accept(*, user: User, candidate_id: int, note: str = "") -> SynthesisCandidate:
+    """Accept a candidate the funnel (or a person) rejected: its task is written, pending audit;
+    a task kept from an earlier hand rejection is linked again instead of written twice."""
+    require_role(user, Role.ADMIN)
+    candidate = _locked(candidate_id)
+    if candidate.accepted:
+        raise Conflict(f"candidate {candidate.index} of batch {candidate.batch_id} is accepted")
+    if candidate.task_id is None:
+        candidate.task = candidate_task_write(candidate, user=user)
+    candidate.accepted = True
+    _decide(candidate, user, Decision.ACCEPTED_BY_HAND, note)
+    return candidate
+
+
+@transaction.atomic
+def candidate_reject(*, user: User, candidate_id: int, note: str = "") -> SynthesisCandidate:
+    """Reject an accepted candidate. Its task is removed when nobody has touched it, else left
+    to the audit flow (see the module's notes); `task_id` is then still set."""
+    require_role(user, Role.ADMIN)
+    candidate = _locked(candidate_id)
+    if not candidate.accepted:
+        raise Conflict(f"candidate {candidate.index} of batch {candidate.batch_id} is rejected")
+    if candidate.task_id is not None and task_discard_untouched(task_id=candidate.task_id):
+        candidate.task = None
+    candidate.accepted = False
+    _decide(candidate, user, Decision.REJECTED_BY_HAND, note)
+    return candidate
+
+
+def batch_campaign_create(
+    *,
+    user: User,
+    batch_id: int,
+    name: str = "",
+    annotators_per_task: int = 2,
+    lock_minutes: int = 30,
+    instructions: str = "",
+) -> Campaign:
+    """An audit campaign over the tasks this batch wrote (audit's campaign_create, filtered on
+    the batch its tasks' provenance names), once the batch has ended."""
+    require_role(user, Role.ADMIN)
+    ensure_storable({"name": name, "instructions": instructions}, field="")
+    batch = batch_status(user=user, batch_id=batch_id)
+    if batch.is_active:
+        raise Conflict(
+            f"batch {batch_id} is still {batch.status}: a campaign holds the tasks there are "
+            "when it is created, so wait for the batch to end (or cancel it)"
+        )
+    if not batch.candidates.filter(accepted=True, task__isnull=False).exists():
+        raise Invalid(f"batch {batch_id} has no accepted candidate, so no task to audit")
+    return audit_services.campaign_create(
+        user=user,
+        name=name.strip() or f"Synthesis batch {batch_id}",
+        filters={"batch": batch.provenance_batch},
+        annotators_per_task=annotators_per_task,
+        lock_minutes=lock_minutes,
+        instructions=instructions,
+    )

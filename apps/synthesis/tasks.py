@@ -1,0 +1,27 @@
+from __future__ import annotations
+
+from celery import shared_task
+
+from apps.synthesis.runner import batch_run
+from apps.synthesis.services import batches_expire
+
+
+@shared_task(acks_late=False)
+def cpu_synthesis_batch(batch_id: int) -> None:
+    """Routed to the cpu queue by its name (workers/routes.py). Not acks_late: a batch whose
+    worker died is not run again from the start (it would write its candidates twice); the
+    watchdog ends it failed instead."""
+    batch_run(batch_id=batch_id)
+
+
+@shared_task(acks_late=False)
+def gpu_synthesis_batch(batch_id: int) -> None:
+    """An llm batch whose model runs in-process with vLLM: on the gpu queue (a solo-pool
+    worker)."""
+    batch_run(batch_id=batch_id)
+
+
+@shared_task(ignore_result=True)
+def synthesis_watchdog() -> int:
+    """Run by beat on the default queue: batches silent for too long end failed."""
+    return batches_expire()

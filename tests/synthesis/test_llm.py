@@ -1,0 +1,157 @@
+"""The llm generator through the app: the batch names a model as live sessions do, the worker
+hands the engine that model's client, and the proposer's own stages (proposal, refine,
+verifier) show in the REST answers and on the pages. The model is the engine tests'
+RecordedLLMServer, a real OpenAI-compatible HTTP server replaying recorded replies: a capable
+model cannot run here. The client, the proposer's corpus tools, the funnel and the app are real."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from apps.accounts.models import User
+from apps.common.errors import Invalid
+from apps.synthesis import tasks
+from apps.synthesis.models import SynthesisBatch
+from apps.synthesis.runner import batch_run
+from apps.synthesis.services import batch_create
+from quest.synthesis.model import LLM_STAGES, STAGES
+from tests.quest.synthesis.recorded_llm import RecordedLLMServer
+
+pytestmark = pytest.mark.django_db
+
+KENYA = "https://www.geonames.org/192950"
+QUESTION = (
+    "Which city is the capital of Kenya, and what population does GeoNames record for Kenya? "
+    "Cite your sources."
+)
+PROPOSAL = {
+    "proposed_question": QUESTION,
+    "constraints": ["the capital of Kenya", "Kenya's population according to GeoNames"],
+    "rubric_tree": {
+        "node_name": "root", "description": QUESTION, "critical": False,
+        "aggregation_strategy": "parallel",
+        "children": [
+            {"node_name": "capital", "description": "Nairobi is named as the capital",
+             "critical": True,
+             "check": {"kind": "mentions", "value": "Nairobi", "context": ["capital"]}},
+            {"node_name": "population", "description": "Kenya's GeoNames population is given",
+             "critical": False,
+             "check": {"kind": "number", "value": 51393010, "tolerance_rel": 0.01,
+                       "context": ["population"]}},
+            {"node_name": "capital_sourced", "description": "A cited page states the capital",
+             "critical": False,
+             "check": {"kind": "source_supports", "value": "Nairobi", "context": ["capital"]}},
+        ],
+    },
+    "solution": {
+        "Nairobi": {"description": "The capital of Kenya is Nairobi.", "reference_urls": [KENYA]},
+        "Kenya": {"description": "The population of Kenya is 51,393,010 according to GeoNames.",
+                  "reference_urls": [KENYA]},
+    },
+}  # fmt: skip
+SEARCH = '<tool_call>{"name": "search", "arguments": {"query": ["Kenya capital population"]}}'
+
+
+def _visit_a_page_the_search_showed(messages: list[dict[str, str]]) -> str:
+    url = re.search(r"https://www\.geonames\.org/\d+", messages[-1]["content"])
+    assert url, "the search showed a GeoNames page"
+    return ('<tool_call>{"name": "visit", "arguments": {"url": ["' + url[0] + '"], '
+            '"goal": "capital and population of Kenya"}}')  # fmt: skip
+
+
+@pytest.fixture
+def recorded_model(settings: Any) -> Iterator[RecordedLLMServer]:
+    replies = [SEARCH, _visit_a_page_the_search_showed,
+               f"<answer>{json.dumps(PROPOSAL)}</answer>"]  # fmt: skip
+    with RecordedLLMServer(proposer=replies) as server:
+        settings.LLM_ENDPOINTS = f"{server.url}|recorded"
+        settings.LLM_JUDGE_MODEL = ""
+        yield server
+
+
+def test_an_llm_batch_runs_the_proposer_with_the_chosen_model_and_writes_its_task(
+    client: Client,
+    admin: User,
+    bearer: Callable[[User], dict[str, str]],
+    geo_corpus: Any,
+    recorded_model: RecordedLLMServer,
+) -> None:
+    spec = {"generator": "llm", "count": 1, "seed": 3, "classes": {"C1": 1}, "baseline": False,
+            "model": "recorded"}  # fmt: skip
+    created = client.post(
+        "/api/synthesis/batches", json.dumps(spec), "application/json", headers=bearer(admin)
+    )
+    assert created.status_code == 202, created.content
+    assert created.json()["model"] == "recorded"
+    batch = batch_run(batch_id=created.json()["id"])
+    assert (batch.status, batch.proposed, batch.error) == ("done", 1, "")
+    candidate = batch.candidates.get()
+    assert [s["name"] for s in candidate.stages] == [*LLM_STAGES, *STAGES]
+    assert candidate.accepted, candidate.reason
+    assert candidate.task.question == QUESTION
+    assert candidate.task.provenance["batch"] == f"synthesis-{batch.pk}"
+    assert recorded_model.requests, "the proposer asked the chosen model"
+
+    client.force_login(admin)
+    page = client.get(f"/synthesis/candidates/{candidate.pk}/").content.decode()
+    assert "Proposal readable" in page and "Independent verifier" in page
+    batch_page = client.get(f"/synthesis/{batch.pk}/").content.decode()
+    assert '<option value="proposal">Proposal readable</option>' in batch_page
+
+
+def test_an_llm_proposal_that_is_no_task_is_rejected_at_the_proposal_stage(
+    client: Client, admin: User, bearer: Any, geo_corpus: Any, settings: Any
+) -> None:
+    with RecordedLLMServer(proposer=["<answer>The capital is Nairobi.</answer>"]) as server:
+        settings.LLM_ENDPOINTS = f"{server.url}|recorded"
+        batch = batch_create(
+            user=admin,
+            spec={"generator": "llm", "count": 1, "baseline": False},
+            model="recorded",
+        )
+        batch = batch_run(batch_id=batch.pk)
+    assert (batch.status, batch.accepted) == ("done", 0)
+    url = f"/api/synthesis/batches/{batch.pk}/candidates?rejected_at=proposal"
+    [rejected] = client.get(url, headers=bearer(admin)).json()["results"]
+    assert rejected["rejected_at"] == "proposal" and "no JSON object" in rejected["reason"]
+
+
+def test_the_model_must_be_one_a_session_could_use_and_only_llm_takes_one(
+    admin: User, settings: Any
+) -> None:
+    settings.LLM_ENDPOINTS = ""
+    settings.LLM_VLLM_MODELS = []
+    with pytest.raises(Invalid, match="model must be one of smollm2"):
+        batch_create(user=admin, spec={"generator": "llm", "count": 1}, model="gpt-9")
+    with pytest.raises(Invalid, match="the kg generator takes no model"):
+        batch_create(user=admin, spec={"count": 1}, model="smollm2")
+    assert batch_create(user=admin, spec={"generator": "llm", "count": 1}).model == "smollm2"
+    assert not SynthesisBatch.objects.filter(model="gpt-9").exists()
+
+
+def test_an_llm_batch_on_a_vllm_model_goes_to_the_gpu_queue(
+    admin: User,
+    settings: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    from workers.app import app
+
+    sent: list[tuple[str, int]] = []
+    for task in (tasks.cpu_synthesis_batch, tasks.gpu_synthesis_batch):
+        monkeypatch.setattr(task, "delay", lambda pk, name=task.name: sent.append((name, pk)))
+    settings.LLM_VLLM_MODELS = ["vllm:Qwen/Qwen3-8B"]
+    with django_capture_on_commit_callbacks(execute=True):
+        gpu = batch_create(user=admin, spec={"generator": "llm"}, model="vllm:Qwen/Qwen3-8B")
+        cpu = batch_create(user=admin, spec={"generator": "kg"})
+    assert sent == [
+        (tasks.gpu_synthesis_batch.name, gpu.pk),
+        (tasks.cpu_synthesis_batch.name, cpu.pk),
+    ]
+    assert app.amqp.router.route({}, tasks.gpu_synthesis_batch.name, (), {})["queue"].name == "gpu"
