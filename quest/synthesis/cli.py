@@ -11,7 +11,6 @@ file is only replaced once the batch has finished.
 from __future__ import annotations
 
 import argparse
-import csv
 import functools
 import json
 import os
@@ -75,7 +74,6 @@ LLM_SPEC = (
     "OpenAI-compatible endpoints (URL|MODEL[|KEY_ENV], comma-separated, or JSON), "
     "transformers:<dir or smollm2> or vllm:<model>"
 )
-MAX_KEYWORDS = 10_000
 
 
 def llm_client(flag: str, spec: str | None) -> Any:
@@ -94,26 +92,32 @@ def llm_client(flag: str, spec: str | None) -> Any:
 
 
 def read_keywords(path: str | None) -> list[str]:
-    """The `keyword` column of a CSV file (QUEST's trending keywords), blanks and repeats
-    dropped; a file without that column is an error naming the file."""
+    """The `keyword` column of a CSV file (QUEST's trending keywords)."""
+    from quest.synthesis.keywords import KeywordError
+    from quest.synthesis.keywords import read_keywords as parse
+
     if not path:
         return []
     try:
-        with open(path, encoding="utf-8", newline="") as handle:
-            reader = csv.DictReader(handle)
-            if "keyword" not in (reader.fieldnames or []):
-                raise UsageError(f"{path}: no `keyword` column (found {reader.fieldnames})")
-            found = dict.fromkeys(
-                " ".join(str(row.get("keyword") or "").split())[:200] for row in reader
-            )
-    except UnicodeDecodeError:
-        raise UsageError(f"{path}: not UTF-8 text") from None
-    except csv.Error as exc:
-        raise UsageError(f"{path}: not a CSV file: {exc}") from None
-    keywords = [k for k in found if k]
-    if not keywords:
-        raise UsageError(f"{path}: no keywords")
-    return keywords[:MAX_KEYWORDS]
+        return parse(Path(path).read_bytes(), name=path)
+    except KeywordError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def corpus_keywords(corpus: str) -> Any:
+    """Keywords per subcategory from the corpus's BM25 index (no index: none)."""
+    from quest.search.hits import SearchError
+    from quest.search.searcher import Searcher
+    from quest.synthesis.keywords import CorpusKeywords
+
+    try:
+        searcher = Searcher.open(corpus)
+    except SearchError as exc:
+        _progress(f"no corpus keywords: {exc}")
+        return None
+    return CorpusKeywords(
+        lambda query, k: [(r.url, r.title) for r in searcher.search(query, mode="bm25", k=k)]
+    )
 
 
 def weights(text: str | None, separator: str) -> dict[str, float]:
@@ -159,7 +163,11 @@ def _inputs(args: argparse.Namespace, spec: BatchSpec) -> dict[str, Any]:
         from quest.search.encoder import MiniLMEncoder
 
         encoder = MiniLMEncoder()
+    keyword_source = None
+    if spec.generator == "llm" and not keywords:
+        keyword_source = corpus_keywords(args.corpus)
     return {
+        "keyword_source": keyword_source,
         "pages": store,
         "distractors": distractors,
         "toolbox_factory": toolbox_factory,

@@ -56,6 +56,7 @@ class _Batch:
     verifier: LLMClient | None = None
     toolbox: Toolbox | None = None
     keywords: Sequence[str] = ()
+    keyword_source: Callable[[str], list[str]] | None = None
     open_ended: OpenEndedSynthesizer | None = None
 
 
@@ -73,10 +74,13 @@ def synthesize(
     verifier: LLMClient | None = None,
     judge: ChatClient | None = None,
     keywords: Sequence[str] = (),
+    keyword_source: Callable[[str], list[str]] | None = None,
 ) -> Iterator[Candidate]:
     """One Candidate per proposal. The `llm` generator needs `llm` (the proposer) and
     `toolbox_factory` (its corpus tools); `verifier` defaults to `llm`, and `judge` decides
-    judge leaves in the funnel (without one they stay undecided, and the probes reject)."""
+    judge leaves in the funnel (without one they stay undecided, and the probes reject).
+    The proposer's seed keywords come from `keywords` (a CSV's), else from `keyword_source`
+    (quest.synthesis.keywords.CorpusKeywords), else the subcategory's name."""
     problems = spec.problems()
     if problems:
         raise SynthesisError("; ".join(problems))
@@ -85,6 +89,7 @@ def synthesize(
     )
     if spec.generator == "llm":
         subcategories = _setup_llm(batch, llm, verifier, toolbox_factory, keywords)
+        batch.keyword_source = keyword_source
     else:
         subcategories = _setup_kg(batch)
     sampler = SeedSampler(
@@ -196,8 +201,12 @@ def _llm_candidate(
 ) -> Candidate:
     assert batch.llm is not None and batch.toolbox is not None and batch.verifier is not None
     provenance = _provenance(batch, index, target, proposer.GENERATOR)
-    keywords = rng.sample(list(batch.keywords), min(10, len(batch.keywords))) or [subcategory]
+    pool, source = list(batch.keywords), "csv"
+    if not pool and batch.keyword_source is not None:
+        pool, source = batch.keyword_source(subcategory), "corpus"
+    keywords = rng.sample(pool, min(10, len(pool))) if pool else [subcategory]
     provenance["keywords"] = keywords
+    provenance["keywords_from"] = source if pool else "subcategory"
     made = proposer.propose(
         batch.llm,
         batch.toolbox,

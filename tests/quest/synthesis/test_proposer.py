@@ -176,3 +176,16 @@ def test_the_reference_answer_cites_each_items_urls() -> None:
     text = reference_answer(GOOD["solution"])  # type: ignore[arg-type]
     assert text.splitlines()[0] == "The capital of Kenya is Nairobi. [1]"
     assert text.endswith(f"[1] {KENYA}")
+
+
+def test_keywords_come_from_the_csv_else_from_the_corpus(
+    geo_corpus: Path, pages: CorpusStore
+) -> None:
+    with RecordedLLMServer(proposer=[answer(GOOD)]) as server:
+        from_csv = run(server, geo_corpus, pages, keywords=["solar eclipse", "Bread"])
+    assert from_csv.record["provenance"]["keywords_from"] == "csv"
+    assert "solar eclipse" in server.requests[0][1]["content"]
+    with RecordedLLMServer(proposer=[answer(GOOD)]) as server:
+        derived = run(server, geo_corpus, pages, keyword_source=lambda sub: ["Nairobi", "Rift"])
+    assert derived.record["provenance"]["keywords_from"] == "corpus"
+    assert "Nairobi" in server.requests[0][1]["content"]
