@@ -80,8 +80,8 @@ def _page(page: Any, out: Any) -> dict[str, Any]:
 )
 def batches_create(request: HttpRequest, payload: BatchSpecIn) -> Status[dict[str, Any]]:
     spec = payload.dict()
-    model = spec.pop("model")
-    batch = services.batch_create(user=_user(request), spec=spec, model=model)
+    model, keywords = spec.pop("model"), spec.pop("keywords")
+    batch = services.batch_create(user=_user(request), spec=spec, model=model, keywords=keywords)
     return Status(202, batch_out(batch))
 
 

@@ -34,6 +34,8 @@ class SynthesisBatch(models.Model):
     spec = models.JSONField()
     # The llm generator's model, as live sessions name them (apps.live.llm); "" for kg.
     model = models.CharField(max_length=200, blank=True)
+    # The llm proposer's seed keywords (a CSV's `keyword` column); empty: derived from the corpus.
+    keywords = models.JSONField(default=list, blank=True)
     status = models.CharField(
         max_length=16, choices=BatchStatus.choices, default=BatchStatus.QUEUED, db_index=True
     )

@@ -103,6 +103,22 @@ def _inputs(batch: SynthesisBatch, spec: BatchSpec) -> dict[str, Any]:
         "toolbox_factory": _toolbox_factory() if tools else None,
         "encoder": _encoder(),
         **(_llm_inputs(batch.model) if spec.generator == "llm" else {}),
+        **(_keyword_inputs(batch) if spec.generator == "llm" else {}),
+    }
+
+
+def _keyword_inputs(batch: SynthesisBatch) -> dict[str, Any]:
+    """The batch's keywords (a CSV's), else keywords derived from the corpus per subcategory."""
+    if batch.keywords:
+        return {"keywords": list(batch.keywords)}
+    from apps.corpus.selectors import searcher
+    from quest.synthesis.keywords import CorpusKeywords
+
+    index = searcher()
+    return {
+        "keyword_source": CorpusKeywords(
+            lambda query, k: [(r.url, r.title) for r in index.search(query, mode="bm25", k=k)]
+        )
     }
 
 

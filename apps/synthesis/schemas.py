@@ -18,6 +18,7 @@ Stage = Literal[ALL_STAGES]  # type: ignore[valid-type]
 MAX_WEIGHT = 1_000_000
 Weight = Annotated[float, Field(ge=0, le=MAX_WEIGHT, allow_inf_nan=False)]
 Name = Annotated[str, Field(min_length=1, max_length=64)]
+Keyword = Annotated[str, Field(min_length=1, max_length=200)]
 
 
 class BatchSpecIn(Schema):
@@ -46,6 +47,12 @@ class BatchSpecIn(Schema):
     )
     proposer_turns: int = Field(
         default=30, ge=2, le=400, description="The llm proposer's turns per proposal"
+    )
+    keywords: list[Keyword] = Field(
+        default_factory=list,
+        max_length=10_000,
+        description="Seed keywords for the llm proposer (10 sampled per task); empty: derived "
+        "from the corpus per subcategory",
     )
     model: str = Field(
         default="",

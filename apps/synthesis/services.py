@@ -152,12 +152,43 @@ def _enqueue(batch: SynthesisBatch) -> None:
     run.delay(batch.pk)
 
 
-def batch_create(*, user: User, spec: Mapping[str, Any], model: str = "") -> SynthesisBatch:
+def keywords_parse(keywords: Any) -> list[str]:
+    """Seed keywords as given over REST (a list) or uploaded (CSV bytes with a `keyword`
+    column); Invalid saying what is wrong."""
+    from quest.synthesis.keywords import (
+        MAX_KEYWORD_CHARS,
+        MAX_KEYWORDS,
+        KeywordError,
+        read_keywords,
+    )
+
+    if isinstance(keywords, bytes):
+        try:
+            return read_keywords(keywords, name="the keyword file")
+        except KeywordError as exc:
+            raise Invalid(str(exc)) from exc
+    if not isinstance(keywords, list | tuple) or not all(isinstance(k, str) for k in keywords):
+        raise Invalid("keywords must be a list of strings")
+    cleaned = list(dict.fromkeys(" ".join(k.split()) for k in keywords if k.strip()))
+    if len(cleaned) > MAX_KEYWORDS:
+        raise Invalid(f"keywords: more than {MAX_KEYWORDS:,}")
+    if any(len(k) > MAX_KEYWORD_CHARS for k in cleaned):
+        raise Invalid(f"keywords: each at most {MAX_KEYWORD_CHARS} characters")
+    ensure_storable(cleaned, field="keywords")
+    return cleaned
+
+
+def batch_create(
+    *, user: User, spec: Mapping[str, Any], model: str = "", keywords: Any = ()
+) -> SynthesisBatch:
     """Queue a batch (whoever may create and import tasks: admins) on the cpu queue, or the gpu
     queue for an llm batch whose model runs in-process with vLLM."""
     require_role(user, Role.ADMIN)
     parsed = spec_parse(spec)
     model = _model(parsed, model.strip())
+    seeds = keywords_parse(keywords if keywords is not None else [])
+    if seeds and parsed.generator != "llm":
+        raise Invalid("keywords seed the llm generator; the kg generator takes none")
 
     with transaction.atomic():
         active = SynthesisBatch.objects.select_for_update().filter(
@@ -169,7 +200,11 @@ def batch_create(*, user: User, spec: Mapping[str, Any], model: str = "") -> Syn
                 "cancel one or wait for it to finish"
             )
         batch = SynthesisBatch.objects.create(
-            spec=spec_json(parsed), model=model, total=parsed.count, created_by=user
+            spec=spec_json(parsed),
+            model=model,
+            keywords=seeds,
+            total=parsed.count,
+            created_by=user,
         )
         transaction.on_commit(lambda: _enqueue(batch))
     return batch

@@ -105,6 +105,15 @@ def _form_context(request: HttpRequest) -> dict[str, Any]:
     }
 
 
+MAX_KEYWORD_FILE = 2_000_000
+
+
+def _upload(upload: Any) -> bytes:
+    if upload.size > MAX_KEYWORD_FILE:
+        raise Invalid(f"the keyword file is larger than {MAX_KEYWORD_FILE:,} bytes")
+    return bytes(upload.read())
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def batch_list(request: HttpRequest) -> HttpResponse:
@@ -113,8 +122,12 @@ def batch_list(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         data = request.POST
         model = data.get("model", "") if data.get("generator") == "llm" else ""
+        upload = request.FILES.get("keywords")
         try:
-            batch = services.batch_create(user=user, spec=_form_spec(data), model=model)
+            keywords = _upload(upload) if upload is not None else []
+            batch = services.batch_create(
+                user=user, spec=_form_spec(data), model=model, keywords=keywords
+            )
         except DomainError as exc:
             status, error = exc.status, exc.message
         else:

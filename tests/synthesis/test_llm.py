@@ -155,3 +155,54 @@ def test_an_llm_batch_on_a_vllm_model_goes_to_the_gpu_queue(
         (tasks.cpu_synthesis_batch.name, cpu.pk),
     ]
     assert app.amqp.router.route({}, tasks.gpu_synthesis_batch.name, (), {})["queue"].name == "gpu"
+
+
+def test_keywords_sent_over_rest_seed_the_proposer(
+    client: Client, admin: User, bearer: Any, geo_corpus: Any, recorded_model: RecordedLLMServer
+) -> None:
+    keywords = ["solar eclipse", " solar  eclipse ", "Bread"]
+    spec = {"generator": "llm", "count": 1, "seed": 3, "classes": {"C1": 1}, "baseline": False,
+            "model": "recorded", "keywords": keywords}  # fmt: skip
+    created = client.post(
+        "/api/synthesis/batches", json.dumps(spec), "application/json", headers=bearer(admin)
+    )
+    assert created.status_code == 202, created.content
+    batch = SynthesisBatch.objects.get(pk=created.json()["id"])
+    assert batch.keywords == ["solar eclipse", "Bread"]
+    batch = batch_run(batch_id=batch.pk)
+    task = batch.candidates.get().task
+    assert task is not None and task.provenance["keywords_from"] == "csv"
+    assert "solar eclipse" in recorded_model.requests[0][1]["content"]
+
+
+def test_without_keywords_the_proposer_takes_them_from_the_corpus(
+    admin: User, geo_corpus: Any, recorded_model: RecordedLLMServer
+) -> None:
+    batch = batch_create(user=admin, spec={"generator": "llm", "count": 1, "seed": 3,
+                                           "classes": {"C1": 1}, "baseline": False},
+                         model="recorded")  # fmt: skip
+    batch = batch_run(batch_id=batch.pk)
+    provenance = batch.candidates.get().record["provenance"]
+    # The geography corpus has no Wikipedia pages to name: the subcategory stands in.
+    assert provenance["keywords_from"] in ("corpus", "subcategory")
+
+
+def test_a_keyword_csv_is_uploaded_with_the_form_and_a_bad_one_is_refused(
+    client: Client, admin: User, settings: Any
+) -> None:
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    settings.LLM_ENDPOINTS = ""
+    client.force_login(admin)
+    form = {"generator": "llm", "count": "2", "seed": "1", "model": "smollm2"}
+    good = SimpleUploadedFile("kw.csv", b"keyword\nBread\nCheese\n", "text/csv")
+    created = client.post("/synthesis/", {**form, "keywords": good})
+    assert created.status_code == 302
+    assert SynthesisBatch.objects.get().keywords == ["Bread", "Cheese"]
+    bad = SimpleUploadedFile("kw.csv", b"term\nBread\n", "text/csv")
+    refused = client.post("/synthesis/", {**form, "keywords": bad})
+    assert refused.status_code == 422
+    assert "no `keyword` column" in refused.content.decode()
+    assert SynthesisBatch.objects.count() == 1
+    with pytest.raises(Invalid, match="kg generator takes none"):
+        batch_create(user=admin, spec={"count": 1}, keywords=["Bread"])
