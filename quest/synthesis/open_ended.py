@@ -23,6 +23,7 @@ the UI names as such; with a judge model, `judge_pair` scores each criterion 0-1
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -512,3 +513,86 @@ def relative(
     b = coverage_scores(record, reference, pages)
     pairs: list[CriterionScore | None] = [CriterionScore(x, y) for x, y in zip(a, b, strict=True)]
     return relative_score(weights, criteria, pairs)
+
+
+WEIGHTS_PROMPT = """A research report task: {question}
+How much should each dimension count when judging reports for this task? Dimensions: \
+comprehensiveness (covers what was asked), insight (comparisons and conclusions), \
+instruction_following (does what the task says, cites sources), readability (clear and organised).
+Reply with JSON only: {{"comprehensiveness": w, "insight": w, "instruction_following": w, \
+"readability": w}}, weights from 0 to 1 that sum to 1."""
+
+CRITERIA_PROMPT = """A research report task: {question}
+Facts a good report states (with their sources):
+{facts}
+Write the criteria a judge will score reports on, from 0 to 10 each: for every dimension \
+(comprehensiveness, insight, instruction_following, readability), 2 to 6 criteria, each \
+{{"criterion": str, "explanation": str, "weight": w}}, weights summing to 1 in the dimension.
+Reply with JSON only: {{"comprehensiveness": [...], "insight": [...], \
+"instruction_following": [...], "readability": [...]}}"""
+MAX_LLM_CRITERIA = 6
+WEIGHT_SAMPLES = 3
+
+
+def llm_criteria(client: Any, draft: OpenEndedDraft) -> OpenEndedDraft:
+    """The draft with criteria written by a model (QUEST §4): dimension weights sampled
+    WEIGHT_SAMPLES times and averaged, then weighted criteria per dimension, each a judge
+    leaf. Unbuildable when the model's replies cannot be read as criteria."""
+    from quest.rubric.judge import json_object
+
+    samples = []
+    for _ in range(WEIGHT_SAMPLES):
+        reply = json_object(_ask(client, WEIGHTS_PROMPT.format(question=draft.question))) or {}
+        weights = [_weight(reply.get(d)) for d in DIMENSIONS]
+        if None not in weights and sum(w or 0 for w in weights) > 0:
+            total = sum(w or 0 for w in weights)
+            samples.append([(w or 0) / total for w in weights])
+    if not samples:
+        raise Unbuildable("the model gave no readable dimension weights")
+    mean = [round(sum(s[i] for s in samples) / len(samples), 3) for i in range(4)]
+    mean[0] = round(1 - sum(mean[1:]), 3)
+    facts = "\n".join(
+        f"- {f.sentence} ({f.url})" if f.url else f"- {f.sentence}" for f in draft.facts
+    )
+    reply = (
+        json_object(
+            _ask(client, CRITERIA_PROMPT.format(question=draft.question, facts=facts[:12000]))
+        )
+        or {}
+    )
+    criteria: list[dict[str, Any]] = []
+    for dimension in DIMENSIONS:
+        items = reply.get(dimension)
+        rows = [i for i in items if isinstance(i, dict)] if isinstance(items, list) else []
+        rows = [r for r in rows if isinstance(r.get("criterion"), str) and r["criterion"].strip()]
+        if not rows:
+            raise Unbuildable(f"the model wrote no readable {dimension} criteria")
+        for row in rows[:MAX_LLM_CRITERIA]:
+            weight = _weight(row.get("weight"))
+            text = " ".join(str(row["criterion"]).split())[:500]
+            criteria.append(
+                {
+                    "dimension": dimension,
+                    "criterion": text,
+                    "explanation": " ".join(str(row.get("explanation") or "").split())[:1000],
+                    "raw": max(1, round((weight if weight is not None else 0.25) * 100)),
+                    "check": {"kind": "judge", "claim": text},
+                }
+            )
+    _normalise(criteria)
+    return dataclasses.replace(
+        draft, criteria=criteria, dimension_weights=dict(zip(DIMENSIONS, mean, strict=True))
+    )
+
+
+def _weight(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if 0 <= value <= 1 else None
+
+
+def _ask(client: Any, prompt: str) -> str:
+    try:
+        return str(client.chat([{"role": "user", "content": prompt}]))
+    except Exception as exc:  # a failed call is an unreadable reply, never a crash
+        return f"[error] {exc}"

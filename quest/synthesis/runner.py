@@ -31,7 +31,12 @@ from quest.synthesis.kgsynth import (
     write_answer,
 )
 from quest.synthesis.model import BatchSpec, Candidate, Stage, SynthesisError
-from quest.synthesis.open_ended import OpenEndedSynthesizer, coverage_scores, open_ended_record
+from quest.synthesis.open_ended import (
+    OpenEndedSynthesizer,
+    coverage_scores,
+    llm_criteria,
+    open_ended_record,
+)
 from quest.synthesis.open_ended import relative as oe_relative
 from quest.synthesis.seeds import SUBCATEGORIES as SUBCATEGORY_LIST
 from quest.synthesis.seeds import SeedSampler
@@ -92,6 +97,8 @@ def synthesize(
         batch.keyword_source = keyword_source
     else:
         subcategories = _setup_kg(batch)
+        if spec.open_ended and llm is not None:
+            batch.llm = llm  # it writes the criteria (QUEST §4); the judge scores them
     sampler = SeedSampler(
         seed=spec.seed,
         subcategories=subcategories,
@@ -283,7 +290,17 @@ def _open_candidate(batch: _Batch, index: int, subcategory: str, rng: random.Ran
             {"tries": reasons},
         )
         return Candidate(index, _empty(subcategory, provenance), (stage,), "")
+    if batch.llm is not None:
+        try:
+            draft = llm_criteria(batch.llm, draft)
+        except Unbuildable as exc:
+            stage = Stage("schema", False, f"no criteria: {exc}")
+            return Candidate(index, _empty(subcategory, provenance), (stage,), "")
     record = open_ended_record(draft, subcategory, category_of(subcategory), provenance)
+    if batch.llm is not None:
+        meta = record["provenance"]["open_ended"]
+        meta["criteria_by"] = "llm"
+        meta["scorer"] = "judge model, both answers per criterion in both positions"
     stages: list[Stage] = []
     schema, compiled = funnel.schema_stage(record)
     stages.append(schema)
@@ -306,20 +323,7 @@ def _open_candidate(batch: _Batch, index: int, subcategory: str, rng: random.Ran
                 },
             )
         )
-        itself = oe_relative(record, record["reference_answer"], batch.pages, batch.judge)
-        covered = sum(
-            s == 10 for s in coverage_scores(record, record["reference_answer"], batch.pages)
-        )
-        total = len(draft.criteria)
-        ok = itself.final is not None and abs(itself.final - 0.5) < 1e-9 and covered == total
-        stages.append(
-            Stage(
-                "solvability",
-                ok,
-                f"the reference covers {covered} of {total} criteria with cited pages",
-                {"covered": covered, "criteria": total, "reward": 1.0 if ok else 0.0},
-            )
-        )
+        stages.append(_open_solvable(batch, record, len(draft.criteria)))
     if compiled is not None and stages[-1].passed:
         probed = funnel.probe_stages(
             compiled,
@@ -329,7 +333,17 @@ def _open_candidate(batch: _Batch, index: int, subcategory: str, rng: random.Ran
             record["question"],
             batch.judge,
         )
-        stages += probed[1:]
+        if probed[0].passed:
+            stages += probed[1:]
+        else:  # the probes measure against the reference: it must pass its own tree first
+            stages.append(
+                Stage(
+                    "soundness",
+                    False,
+                    f"the reference does not pass its own criteria tree: {probed[0].reason}",
+                    dict(probed[0].detail),
+                )
+            )
     if compiled is not None and stages[-1].passed:
         other = oe_relative(
             record, write_answer(draft.alternative, alt=True), batch.pages, batch.judge
@@ -353,6 +367,45 @@ def _open_candidate(batch: _Batch, index: int, subcategory: str, rng: random.Ran
         batch.duplicates.add(record["question"], draft.entities, draft.subjects)
     record["provenance"]["funnel"] = [s.to_dict() for s in stages]
     return Candidate(index, record, tuple(stages), target)
+
+
+def _open_solvable(batch: _Batch, record: dict[str, Any], total: int) -> Stage:
+    """The reference, scored against itself, is on par (0.5), and (offline) covers every
+    criterion with cited pages."""
+    by_model = record["provenance"]["open_ended"].get("criteria_by") == "llm"
+    if by_model and batch.judge is None:
+        return Stage(
+            "solvability",
+            False,
+            "undecided: criteria written by a model need a judge model, and none is configured",
+            {"reward": 0.0},
+        )
+    itself = oe_relative(record, record["reference_answer"], batch.pages, batch.judge)
+    if itself.final is None:
+        why = "; ".join(itself.errors[:2]) or "no score"
+        return Stage(
+            "solvability",
+            False,
+            f"the reference cannot be scored: {why}",
+            {"reward": 0.0, "errors": list(itself.errors)},
+        )
+    if batch.judge is not None:
+        ok = abs(itself.final - 0.5) < 0.05
+        return Stage(
+            "solvability",
+            ok,
+            f"the judge scores the reference against itself {itself.final:.3f} (on par is 0.5)",
+            {"reward": 1.0 if ok else 0.0, "final": itself.final},
+        )
+    scores = coverage_scores(record, record["reference_answer"], batch.pages)
+    covered = sum(s == 10 for s in scores)
+    ok = abs(itself.final - 0.5) < 1e-9 and covered == total
+    return Stage(
+        "solvability",
+        ok,
+        f"the reference covers {covered} of {total} criteria with cited pages",
+        {"covered": covered, "criteria": total, "reward": 1.0 if ok else 0.0},
+    )
 
 
 def _open_baseline(batch: _Batch, record: dict[str, Any]) -> Stage:

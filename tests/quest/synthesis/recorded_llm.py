@@ -24,11 +24,13 @@ class RecordedLLMServer(ThreadingHTTPServer):
         proposer: Sequence[Reply],
         reviews: Sequence[str] = (),
         verdict: str = "YES\nThe solution meets every constraint.",
+        rules: Sequence[tuple[str, Reply]] = (),
     ) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.proposer = list(proposer)
         self.reviews = list(reviews)
         self.verdict = verdict
+        self.rules = list(rules)  # (words the last message holds, reply), first match wins
         self.requests: list[list[dict[str, str]]] = []
         self._thread = threading.Thread(target=self.serve_forever, daemon=True)
 
@@ -43,6 +45,9 @@ class RecordedLLMServer(ThreadingHTTPServer):
             return self.reviews.pop(0) if self.reviews else '{"verdict": "valid", "reason": "ok"}'
         if last.startswith("You verify research tasks"):
             return self.verdict
+        for words, reply in self.rules:
+            if words in last:
+                return reply(messages) if callable(reply) else reply
         turn = sum(m["role"] == "assistant" for m in messages)
         chosen = self.proposer[min(turn, len(self.proposer) - 1)]
         return chosen(messages) if callable(chosen) else chosen

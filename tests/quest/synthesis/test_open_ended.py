@@ -3,12 +3,16 @@ deterministic coverage-and-citation scorer."""
 
 from __future__ import annotations
 
+import json
 import random
 import re
 
 import pytest
+from recorded_llm import RecordedLLMServer
 
 from quest.corpus.store import CorpusStore
+from quest.llm.config import parse_endpoints
+from quest.llm.http import HTTPChat
 from quest.rubric.citations import strip_citations
 from quest.rubric.importers import import_canonical
 from quest.synthesis import BatchSpec, synthesize
@@ -102,3 +106,78 @@ def test_open_ended_tasks_come_from_the_kg_generator_only() -> None:
         "open-ended tasks come from the kg generator"
         in BatchSpec(generator="llm", open_ended=True).problems()
     )
+
+
+WEIGHTS = [
+    '{"comprehensiveness": 0.5, "insight": 0.3, "instruction_following": 0.1, "readability": 0.1}',
+    '{"comprehensiveness": 0.3, "insight": 0.3, "instruction_following": 0.2, "readability": 0.2}',
+    "I cannot say.",
+]
+CRITERIA = json.dumps({
+    d: [{"criterion": f"The report handles {d} point {i}", "explanation": "e", "weight": 0.5}
+        for i in (1, 2)] for d in DIMENSIONS
+})  # fmt: skip
+
+
+def llm_server(judge_reply: str) -> RecordedLLMServer:
+    weights = iter(WEIGHTS)
+    return RecordedLLMServer(proposer=["unused"], rules=[
+        ("How much should each dimension count", lambda _m: next(weights)),
+        ("Write the criteria a judge will score", CRITERIA),
+        ("Score each answer on this criterion", '{"score_a": 7, "score_b": 7}'),
+        ("", judge_reply),
+    ])  # fmt: skip
+
+
+def client(server: RecordedLLMServer) -> HTTPChat:
+    return HTTPChat(parse_endpoints(f"{server.url}|recorded"))
+
+
+def test_with_a_model_the_criteria_are_written_by_it_and_scored_by_the_judge(
+    pages: CorpusStore,
+) -> None:
+    spec = BatchSpec(count=1, seed=4, baseline=False, open_ended=True)
+    with llm_server('{"result": false, "reasoning": "no"}') as server:
+        model = client(server)
+        [candidate] = synthesize(spec, pages=pages, llm=model, judge=model)
+    meta = candidate.record["provenance"]["open_ended"]
+    assert meta["criteria_by"] == "llm"
+    # Two readable weight samples of three, averaged.
+    assert meta["dimension_weights"]["comprehensiveness"] == pytest.approx(0.4, abs=1e-3)
+    assert len(meta["criteria"]) == 8
+    leaves = [leaf for d in candidate.record["rubric"]["root"]["children"]
+              for leaf in d["children"]]  # fmt: skip
+    assert {leaf["check"]["kind"] for leaf in leaves} == {"judge"}
+    solvable = candidate.stage("solvability")
+    assert solvable is not None and solvable.passed, solvable
+    assert "the judge scores the reference against itself 0.500" in solvable.reason
+    # A judge that rules every leaf false cannot pass the reference through the probes.
+    assert candidate.rejected_at == "soundness"
+    assert "does not pass its own criteria tree" in candidate.reason
+
+
+def test_a_judge_that_says_yes_without_quoting_the_answer_passes_nothing(
+    pages: CorpusStore,
+) -> None:
+    spec = BatchSpec(count=1, seed=4, baseline=False, open_ended=True)
+    with llm_server('{"result": true, "reasoning": "yes"}') as server:
+        model = client(server)
+        [candidate] = synthesize(spec, pages=pages, llm=model, judge=model)
+    assert candidate.rejected_at == "soundness"
+    assert "does not pass its own criteria tree" in candidate.reason
+
+
+def test_model_written_criteria_without_a_judge_are_undecided(pages: CorpusStore) -> None:
+    spec = BatchSpec(count=1, seed=4, baseline=False, open_ended=True)
+    with llm_server("{}") as server:
+        [candidate] = synthesize(spec, pages=pages, llm=client(server))
+    assert candidate.rejected_at == "solvability"
+    assert "need a judge model" in candidate.reason
+
+
+def test_unreadable_criteria_are_a_rejection_with_the_reason(pages: CorpusStore) -> None:
+    spec = BatchSpec(count=1, seed=4, baseline=False, open_ended=True)
+    with RecordedLLMServer(proposer=["x"], rules=[("", "no JSON here")]) as server:
+        [candidate] = synthesize(spec, pages=pages, llm=client(server))
+    assert candidate.rejected_at == "schema"
+    assert "no readable dimension weights" in candidate.reason
