@@ -18,6 +18,7 @@ from quest.rubric.documents import DocumentStore
 from quest.rubric.errors import RubricError
 from quest.rubric.judge import ChatClient
 from quest.rubric.model import FORMAT
+from quest.rubric.score import CompiledTree
 from quest.rubric.stats import tree_stats
 from quest.search.encoder import Encoder
 from quest.synthesis import funnel, proposer
@@ -32,6 +33,7 @@ from quest.synthesis.kgsynth import (
 )
 from quest.synthesis.model import BatchSpec, Candidate, Stage, SynthesisError
 from quest.synthesis.open_ended import (
+    OpenEndedDraft,
     OpenEndedSynthesizer,
     coverage_scores,
     llm_criteria,
@@ -266,97 +268,43 @@ def _llm_candidate(
 def _open_candidate(batch: _Batch, index: int, subcategory: str, rng: random.Random) -> Candidate:
     """A report-writing task: criteria in four dimensions, relative scoring against the
     reference (quest.synthesis.open_ended), through the same stages."""
-    assert batch.open_ended is not None
     provenance = _provenance(batch, index, "", GENERATOR)
-    reasons: list[str] = []
-    draft = None
-    for _ in range(MAX_TRIES):
-        try:
-            made = batch.open_ended.draft(rng)
-        except Unbuildable as exc:
-            reasons.append(str(exc))
-            continue
-        if made.entities in batch.proposed:
-            reasons.append("the same report as one proposed earlier in the batch")
-            continue
-        draft = made
-        batch.proposed.add(made.entities)
-        break
+    draft, why = _open_draft(batch, rng)
     if draft is None:
-        stage = Stage(
-            "schema",
-            False,
-            "no draft could be built: " + "; ".join(reasons[-3:]),
-            {"tries": reasons},
-        )
+        stage = Stage("schema", False, why)
         return Candidate(index, _empty(subcategory, provenance), (stage,), "")
-    if batch.llm is not None:
-        try:
-            draft = llm_criteria(batch.llm, draft)
-        except Unbuildable as exc:
-            stage = Stage("schema", False, f"no criteria: {exc}")
-            return Candidate(index, _empty(subcategory, provenance), (stage,), "")
     record = open_ended_record(draft, subcategory, category_of(subcategory), provenance)
     if batch.llm is not None:
         meta = record["provenance"]["open_ended"]
         meta["criteria_by"] = "llm"
         meta["scorer"] = "judge model, both answers per criterion in both positions"
-    stages: list[Stage] = []
-    schema, compiled = funnel.schema_stage(record)
-    stages.append(schema)
     measured = tree_stats(record["rubric"])
-    record["complexity"] = measured["complexity"]
-    target = measured["complexity"]
+    record["complexity"] = target = measured["complexity"]
+    schema, compiled = funnel.schema_stage(record)
+    stages = [schema]
     if compiled is not None:
-        stages.append(
-            Stage(
-                "complexity",
-                True,
-                "open-ended: "
-                + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in draft.triple.items()),
-                {
-                    **draft.triple,
-                    "measured": target,
-                    "target": target,
-                    "depth": measured["depth"],
-                    "breadth": measured["breadth"],
-                },
-            )
-        )
+        shape = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in draft.triple.items())
+        detail = {
+            **draft.triple,
+            "measured": target,
+            "target": target,
+            "depth": measured["depth"],
+            "breadth": measured["breadth"],
+        }
+        stages.append(Stage("complexity", True, f"open-ended: {shape}", detail))
         stages.append(_open_solvable(batch, record, len(draft.criteria)))
     if compiled is not None and stages[-1].passed:
-        probed = funnel.probe_stages(
-            compiled,
-            record["reference_answer"],
-            batch.pages,
-            batch.distractors,
-            record["question"],
-            batch.judge,
-        )
-        if probed[0].passed:
-            stages += probed[1:]
-        else:  # the probes measure against the reference: it must pass its own tree first
-            stages.append(
-                Stage(
-                    "soundness",
-                    False,
-                    f"the reference does not pass its own criteria tree: {probed[0].reason}",
-                    dict(probed[0].detail),
-                )
-            )
+        stages.append(_open_sound(batch, record, compiled))
     if compiled is not None and stages[-1].passed:
-        other = oe_relative(
-            record, write_answer(draft.alternative, alt=True), batch.pages, batch.judge
-        )
+        alternative = write_answer(draft.alternative, alt=True)
+        other = oe_relative(record, alternative, batch.pages, batch.judge)
         ok = other.discrete == 1.0
         stages.append(
             Stage(
                 "non_exclusive",
                 ok,
-                "another valid report (other order, other "
-                f"pages) scores {other.final:.3f} against the reference"
-                if ok
-                else f"another valid report scores only {other.final}",
+                f"another valid report (other order, other "
+                f"pages) scores {other.final} against the reference",
                 {"final": other.final},
             )
         )
@@ -367,6 +315,49 @@ def _open_candidate(batch: _Batch, index: int, subcategory: str, rng: random.Ran
         batch.duplicates.add(record["question"], draft.entities, draft.subjects)
     record["provenance"]["funnel"] = [s.to_dict() for s in stages]
     return Candidate(index, record, tuple(stages), target)
+
+
+def _open_draft(batch: _Batch, rng: random.Random) -> tuple[OpenEndedDraft | None, str]:
+    assert batch.open_ended is not None
+    reasons: list[str] = []
+    for _ in range(MAX_TRIES):
+        try:
+            made = batch.open_ended.draft(rng)
+        except Unbuildable as exc:
+            reasons.append(str(exc))
+            continue
+        if made.entities in batch.proposed:
+            reasons.append("the same report as one proposed earlier in the batch")
+            continue
+        batch.proposed.add(made.entities)
+        if batch.llm is None:
+            return made, ""
+        try:
+            return llm_criteria(batch.llm, made), ""
+        except Unbuildable as exc:
+            return None, f"no criteria: {exc}"
+    return None, "no draft could be built: " + "; ".join(reasons[-3:])
+
+
+def _open_sound(batch: _Batch, record: dict[str, Any], compiled: CompiledTree) -> Stage:
+    """The probes on the criteria tree; they measure against the reference, so it must pass
+    its own tree first."""
+    probed = funnel.probe_stages(
+        compiled,
+        record["reference_answer"],
+        batch.pages,
+        batch.distractors,
+        record["question"],
+        batch.judge,
+    )
+    if probed[0].passed:
+        return probed[1]
+    return Stage(
+        "soundness",
+        False,
+        f"the reference does not pass its own criteria tree: {probed[0].reason}",
+        dict(probed[0].detail),
+    )
 
 
 def _open_solvable(batch: _Batch, record: dict[str, Any], total: int) -> Stage:
