@@ -7,7 +7,6 @@ model cannot run here. The client, the proposer's corpus tools, the funnel and t
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -21,54 +20,24 @@ from apps.synthesis.models import SynthesisBatch
 from apps.synthesis.runner import batch_run
 from apps.synthesis.services import batch_create
 from quest.synthesis.model import LLM_STAGES, STAGES
-from tests.quest.synthesis.recorded_llm import RecordedLLMServer
+from tests.quest.synthesis.recorded_llm import (
+    KENYA_PROPOSAL,
+    KENYA_QUESTION,
+    SEARCH_KENYA,
+    RecordedLLMServer,
+    answer,
+    visit_first_geonames_result,
+)
 
 pytestmark = pytest.mark.django_db
 
-KENYA = "https://www.geonames.org/192950"
-QUESTION = (
-    "Which city is the capital of Kenya, and what population does GeoNames record for Kenya? "
-    "Cite your sources."
-)
-PROPOSAL = {
-    "proposed_question": QUESTION,
-    "constraints": ["the capital of Kenya", "Kenya's population according to GeoNames"],
-    "rubric_tree": {
-        "node_name": "root", "description": QUESTION, "critical": False,
-        "aggregation_strategy": "parallel",
-        "children": [
-            {"node_name": "capital", "description": "Nairobi is named as the capital",
-             "critical": True,
-             "check": {"kind": "mentions", "value": "Nairobi", "context": ["capital"]}},
-            {"node_name": "population", "description": "Kenya's GeoNames population is given",
-             "critical": False,
-             "check": {"kind": "number", "value": 51393010, "tolerance_rel": 0.01,
-                       "context": ["population"]}},
-            {"node_name": "capital_sourced", "description": "A cited page states the capital",
-             "critical": False,
-             "check": {"kind": "source_supports", "value": "Nairobi", "context": ["capital"]}},
-        ],
-    },
-    "solution": {
-        "Nairobi": {"description": "The capital of Kenya is Nairobi.", "reference_urls": [KENYA]},
-        "Kenya": {"description": "The population of Kenya is 51,393,010 according to GeoNames.",
-                  "reference_urls": [KENYA]},
-    },
-}  # fmt: skip
-SEARCH = '<tool_call>{"name": "search", "arguments": {"query": ["Kenya capital population"]}}'
-
-
-def _visit_a_page_the_search_showed(messages: list[dict[str, str]]) -> str:
-    url = re.search(r"https://www\.geonames\.org/\d+", messages[-1]["content"])
-    assert url, "the search showed a GeoNames page"
-    return ('<tool_call>{"name": "visit", "arguments": {"url": ["' + url[0] + '"], '
-            '"goal": "capital and population of Kenya"}}')  # fmt: skip
+PROPOSAL, QUESTION = KENYA_PROPOSAL, KENYA_QUESTION
 
 
 @pytest.fixture
 def recorded_model(settings: Any) -> Iterator[RecordedLLMServer]:
-    replies = [SEARCH, _visit_a_page_the_search_showed,
-               f"<answer>{json.dumps(PROPOSAL)}</answer>"]  # fmt: skip
+    replies = [SEARCH_KENYA, visit_first_geonames_result,
+               answer(PROPOSAL)]  # fmt: skip
     with RecordedLLMServer(proposer=replies) as server:
         settings.LLM_ENDPOINTS = f"{server.url}|recorded"
         settings.LLM_JUDGE_MODEL = ""

@@ -5,11 +5,18 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 from pathlib import Path
 
 import pytest
-from recorded_llm import RecordedLLMServer
+from recorded_llm import (
+    KENYA,
+    KENYA_PROPOSAL,
+    KENYA_QUESTION,
+    SEARCH_KENYA,
+    RecordedLLMServer,
+    answer,
+    visit_first_geonames_result,
+)
 
 from quest.corpus.store import CorpusStore
 from quest.llm.config import parse_endpoints
@@ -19,52 +26,13 @@ from quest.synthesis.model import LLM_STAGES
 from quest.synthesis.proposer import parse_proposal, reference_answer
 from quest.tools.offline import offline_toolbox
 
-KENYA = "https://www.geonames.org/192950"
-QUESTION = ("Which city is the capital of Kenya, and what population does GeoNames record for "
-            "Kenya? Cite your sources.")  # fmt: skip
-GOOD = {
-    "proposed_question": QUESTION,
-    "constraints": ["the capital of Kenya", "Kenya's population according to GeoNames"],
-    "rubric_tree": {
-        "node_name": "root", "description": QUESTION, "critical": False,
-        "aggregation_strategy": "parallel",
-        "children": [
-            {"node_name": "capital", "description": "Nairobi is named as the capital",
-             "critical": True,
-             "check": {"kind": "mentions", "value": "Nairobi", "context": ["capital"]}},
-            {"node_name": "population", "description": "Kenya's GeoNames population is given",
-             "critical": False,
-             "check": {"kind": "number", "value": 51393010, "tolerance_rel": 0.01}},
-            {"node_name": "capital_sourced", "description": "A cited page states the capital",
-             "critical": False,
-             "check": {"kind": "source_supports", "value": "Nairobi", "context": ["capital"]}},
-        ],
-    },
-    "solution": {
-        "Nairobi": {"description": "The capital of Kenya is Nairobi.", "reference_urls": [KENYA]},
-        "Kenya": {"description": "The population of Kenya is 51,393,010 according to GeoNames.",
-                  "reference_urls": [KENYA]},
-    },
-}  # fmt: skip
-SEARCH = '<tool_call>{"name": "search", "arguments": {"query": ["Kenya capital population"]}}'
-
-
-def visit_first_geonames_result(messages: list[dict[str, str]]) -> str:
-    """The recorded second turn: open the first GeoNames page the search showed."""
-    url = re.search(r"https://www\.geonames\.org/\d+", messages[-1]["content"])
-    assert url, "the search showed a GeoNames page"
-    return ('<tool_call>{"name": "visit", "arguments": {"url": ["' + url[0] + '"], '
-            '"goal": "capital and population of Kenya"}}')  # fmt: skip
-
-
-def answer(data: object) -> str:
-    return f"<answer>{json.dumps(data)}</answer>"
+GOOD = copy.deepcopy(KENYA_PROPOSAL)  # the population leaf without its context: fixable
+del GOOD["rubric_tree"]["children"][1]["check"]["context"]
+QUESTION, SEARCH = KENYA_QUESTION, SEARCH_KENYA
 
 
 def fixed() -> dict:
-    better = copy.deepcopy(GOOD)
-    better["rubric_tree"]["children"][1]["check"]["context"] = ["population"]
-    return better
+    return copy.deepcopy(KENYA_PROPOSAL)
 
 
 def run(server: RecordedLLMServer, corpus: Path, pages: CorpusStore, **extra: object) -> Candidate:
