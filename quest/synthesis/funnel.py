@@ -32,6 +32,8 @@ from quest.search.encoder import Encoder
 from quest.synthesis.model import Stage
 
 DUPLICATE_COSINE = 0.97
+MAX_CACHED_VECTORS = 500_000  # about 770 MB of 384-float vectors at most
+_VECTORS: dict[tuple[str, str], np.ndarray] = {}
 SIMILAR_COSINE = 0.9  # with the same entities, this close is the same task asked again
 
 
@@ -168,9 +170,18 @@ class DuplicateIndex:
             self._add_many(list(questions), [()] * len(questions))
 
     def _encode(self, texts: Sequence[str]) -> list[np.ndarray]:
+        """Vectors of `texts`, each question encoded once per process and encoder: a worker
+        running batch after batch against a store of many tasks encodes only the new ones."""
         if self.encoder is None:
             return []
-        return list(self.encoder.encode(texts))
+        name = str(getattr(self.encoder, "name", type(self.encoder).__name__))
+        missing = list(dict.fromkeys(t for t in texts if (name, t) not in _VECTORS))
+        if missing:
+            if len(_VECTORS) + len(missing) > MAX_CACHED_VECTORS:
+                _VECTORS.clear()
+            for text, vector in zip(missing, self.encoder.encode(missing), strict=True):
+                _VECTORS[(name, text)] = vector
+        return [_VECTORS[(name, t)] for t in texts]
 
     def _add_many(
         self,

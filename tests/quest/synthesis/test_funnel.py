@@ -127,3 +127,27 @@ def test_without_an_encoder_only_the_same_entities_count() -> None:
     index.add("q1", ("KE", "capital"), ("KE",))
     assert index.stage("q1 again", ("KE", "population"), ("KE",)).passed
     assert not index.stage("q1 again", ("KE", "capital"), ("KE",)).passed
+
+
+class CountingEncoder:
+    """The real MiniLM encoder, counting the texts it is asked to encode."""
+
+    name = "counting-minilm"
+
+    def __init__(self) -> None:
+        self.inner = MiniLMEncoder()
+        self.dimension = self.inner.dimension
+        self.encoded: list[str] = []
+
+    def encode(self, texts: list[str]) -> object:
+        self.encoded += texts
+        return self.inner.encode(texts)
+
+
+def test_questions_already_in_the_store_are_encoded_once_per_process() -> None:
+    encoder = CountingEncoder()
+    store = ["What is the capital of Kenya?", "Name three countries that use the euro."]
+    funnel.DuplicateIndex(encoder, store)  # type: ignore[arg-type]
+    second = funnel.DuplicateIndex(encoder, [*store, "Which river flows through Paris?"])  # type: ignore[arg-type]
+    assert encoder.encoded == [*store, "Which river flows through Paris?"]
+    assert not second.stage("Which city is the capital of Kenya?", ("KE",), ("KE",)).passed
