@@ -26,6 +26,8 @@ from markdown_it.token import Token
 
 from quest.rubric.text import MAX_SCAN, word_set
 
+_ADJACENT_MARKERS = re.compile(r"\[(\d{1,4})\](?=\[\d{1,4}\])")
+
 MAX_CITATIONS = 500
 _URL = r"https?://[^\s<>\"'\]\)]+"
 _BARE_URL = re.compile(_URL)
@@ -103,7 +105,8 @@ def _markdown() -> MarkdownIt:
 @lru_cache(maxsize=64)
 def parse_citations(answer: str) -> CitedAnswer:
     text = answer[:MAX_SCAN]
-    lines = text.split("\n")
+    # "[1][2]" is two numbered citations, not Markdown's link "1" to reference "2".
+    lines = _ADJACENT_MARKERS.sub(r"[\1] ", text).split("\n")
     references, kept_lines = _reference_lines(lines)
     env: dict[str, object] = {}
     blocks = list(_blocks(_markdown().parse("\n".join(kept_lines), env)))

@@ -86,3 +86,18 @@ def test_decimal_numbers_do_not_split_sentences() -> None:
 def test_strip_citations_keeps_link_text_and_drops_everything_else() -> None:
     answer = f"Paris is the capital [1]. See [the page]({A}) or {B}.\n\nReferences\n[1] {A}"
     assert strip_citations(answer) == "Paris is the capital. See the page or."
+
+
+def test_adjacent_numbered_markers_are_two_citations_not_a_reference_link() -> None:
+    answer = (
+        "Canberra is the capital of Australia [1][2]. It has 400,000 people [2].\n\n"
+        "1. Canberra (GeoNames) - https://www.geonames.org/2172517\n"
+        "2. Canberra - https://en.wikipedia.org/wiki/Canberra"
+    )
+    first, second = parse_citations(answer).claims
+    assert first.text == "Canberra is the capital of Australia."
+    assert first.urls == (
+        "https://www.geonames.org/2172517",
+        "https://en.wikipedia.org/wiki/Canberra",
+    )
+    assert second.urls == ("https://en.wikipedia.org/wiki/Canberra",)
