@@ -22,6 +22,7 @@ AREAS: tuple[str, ...] = (
     "quest.llm.cli",
     "quest.agent.cli",
     "quest.synthesis.cli",
+    "quest.training.cli",
 )
 
 

@@ -235,7 +235,8 @@ class _Run:
                 "sources": sources,
             },
         )
-        self._append(message("user", tool_response(text)), model=False)
+        record = {"name": turn.name, "ok": result.ok, "details": [dict(d) for d in result.details]}
+        self._append(message("user", tool_response(text)), model=False, tool=record)
 
     def _condense(self) -> None:
         before, events = self.context_tokens, self.context[2:]
@@ -272,12 +273,12 @@ class _Run:
         self.session_response = 0
         self.trajectory.open_segment(self.context, state)
 
-    def _append(self, item: Message, *, model: bool) -> None:
+    def _append(self, item: Message, *, model: bool, tool: dict[str, object] | None = None) -> None:
         self.context.append(item)
         tokens = message_tokens(self.counter, item["content"])
         self.context_tokens += tokens
         self.total_tokens += tokens
-        self.trajectory.add(item, model=model)
+        self.trajectory.add(item, model=model, tool=tool)
 
     def _spent(self) -> str:
         budgets = self.budgets

@@ -2,19 +2,23 @@
 
 A segment is one session, the stretch between two condensations: the prompt the policy started
 from (system + question + state), then every message appended after it, each marked `model`
-when the policy wrote it (the tokens that carry loss). The messages the policy saw at any turn
-are the prompt plus the turns before it, so nothing is stored twice. Condensations are recorded
-as pairs (previous state + events -> next state) for mid-training.
+when the policy wrote it (the tokens that carry loss). A tool response also keeps the tool's
+structured result, `{"tool": {"name", "ok", "details"}}` (visit: one `{url, goal, rational,
+evidence, summary}` per page, the page -> evidence pairs of mid-training). The messages the
+policy saw at any turn are the prompt plus the turns before it, so nothing is stored twice.
+Condensations are recorded as pairs (previous state + events -> next state) for mid-training.
+`Trajectory.from_records` reads back what `segment_records` and `condensation_records` wrote.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from quest.agent.state import DRState
+from quest.agent.state import DRState, parse_state
 from quest.llm.types import Message
 
 
@@ -61,8 +65,11 @@ class Trajectory:
         messages = [dict(item) for item in prompt]
         self.segments.append(Segment(len(self.segments), messages, state_before))
 
-    def add(self, item: Message, *, model: bool) -> None:
-        self.segments[-1].turns.append({**item, "model": model})
+    def add(self, item: Message, *, model: bool, tool: dict[str, Any] | None = None) -> None:
+        turn: dict[str, Any] = {**item, "model": model}
+        if tool is not None:
+            turn["tool"] = tool
+        self.segments[-1].turns.append(turn)
 
     def close_segment(self, state_after: DRState) -> None:
         self.segments[-1].state_after = state_after
@@ -117,9 +124,49 @@ class Trajectory:
     def write_jsonl(self, path: str | Path) -> None:
         Path(path).write_text(self.to_jsonl(), encoding="utf-8")
 
+    @classmethod
+    def from_records(cls, rollout_id: str, records: Iterable[Mapping[str, Any]]) -> Trajectory:
+        """The trajectory that wrote `records` (its segment and condensation records, in any
+        order; records of other kinds are ignored). Raises KeyError, TypeError or
+        quest.agent.state.StateError on a malformed record."""
+        trajectory = cls(rollout_id)
+        items = list(records)
+        segments = sorted((r for r in items if r["kind"] == "segment"), key=lambda r: r["segment"])
+        for record in segments:
+            trajectory.segments.append(_segment(record))
+        pairs = sorted((r for r in items if r["kind"] == "condensation"), key=lambda r: r["index"])
+        for record in pairs:
+            trajectory.condensations.append(_condensation(record))
+        return trajectory
+
 
 def _state(state: DRState | None) -> dict[str, Any] | None:
     return state.to_json() if state is not None else None
+
+
+def _read_state(data: Mapping[str, Any] | None) -> DRState | None:
+    return parse_state(data) if data is not None else None
+
+
+def _segment(record: Mapping[str, Any]) -> Segment:
+    return Segment(
+        index=int(record["segment"]),
+        prompt_messages=[dict(m) for m in record["prompt_messages"]],
+        state_before=_read_state(record["state_before"]),
+        turns=[dict(t) for t in record["completion_turns"]],
+        state_after=_read_state(record["state_after"]),
+    )
+
+
+def _condensation(record: Mapping[str, Any]) -> Condensation:
+    return Condensation(
+        index=int(record["index"]),
+        question=str(record["question"]),
+        state_before=_read_state(record["state_before"]),
+        events=tuple(dict(e) for e in record["events"]),
+        state_after=parse_state(record["state_after"]),
+        recovered=bool(record["recovered"]),
+    )
 
 
 def _plain(turn: dict[str, Any]) -> dict[str, str]:

@@ -43,11 +43,17 @@ class LlmSummariser:
             return _fallback(page, goal, f"the summariser failed ({type(error).__name__})")
 
     def messages(self, page: Page, goal: str) -> list[dict[str, str]]:
-        text = page.text[: self.max_page_chars]
-        user = (
-            f"Page title: {page.title}\nPage URL: {page.url}\n\nPage text:\n{text}\n\nGoal: {goal}"
-        )
-        return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+        return summariser_messages(page, goal, self.max_page_chars)
+
+
+def summariser_messages(
+    page: Page, goal: str, max_page_chars: int = MAX_PAGE_CHARS
+) -> list[dict[str, str]]:
+    """What the summariser model reads for one page; also the prompt of the page -> evidence
+    pairs of mid-training (quest.training.mid)."""
+    text = page.text[:max_page_chars]
+    user = f"Page title: {page.title}\nPage URL: {page.url}\n\nPage text:\n{text}\n\nGoal: {goal}"
+    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
 
 def parse_reply(reply: str) -> Extract:
