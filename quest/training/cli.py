@@ -4,6 +4,11 @@
     python -m quest dataset sft TRAJECTORIES.jsonl --out sft.jsonl [--tasks TASKS.jsonl]
         [--corpus DIR] [--min-reward 0.5]
     python -m quest dataset mid TRAJECTORIES.jsonl --out mid.jsonl [--corpus DIR]
+    python -m quest train CONFIG.yaml [--print-config]
+
+`train` runs the SFT, mid-training or GRPO run a YAML config describes (quest.training.config);
+`--print-config` prints the config with every default resolved and exits. The run's summary goes
+to stdout as JSON, a line per logged step to stderr.
 
 TASKS.jsonl holds gated tasks (quest.training.tasks); TRAJECTORIES.jsonl recorded rollouts
 (quest.training.rollouts). The corpus is --corpus, else $QUESTWEB_CORPUS_DIR. A summary goes to
@@ -24,6 +29,7 @@ from typing import Any, TypeVar
 
 from quest.corpus.cli import UsageError, emit, guarded
 from quest.corpus.store import CorpusStore
+from quest.training.config import ConfigError, load_config, render_yaml
 from quest.training.records import DatasetError, read_jsonl, write_jsonl
 from quest.training.rollouts import Rollout, read_rollouts
 from quest.training.sft import DEFAULT_MIN_REWARD
@@ -63,12 +69,19 @@ def register(subparsers: Any) -> None:
     mid.add_argument("--corpus", metavar="DIR", help="corpus directory (or $QUESTWEB_CORPUS_DIR)")
     mid.set_defaults(func=_guarded(_mid))
 
+    train = subparsers.add_parser("train", help="run an SFT, mid-training or GRPO config")
+    train.add_argument("config", metavar="CONFIG.yaml")
+    train.add_argument(
+        "--print-config", action="store_true", help="print the resolved config and exit"
+    )
+    train.set_defaults(func=_guarded(_train))
+
 
 def _guarded(handler: Handler) -> Handler:
     def run(args: argparse.Namespace) -> int:
         try:
             return handler(args)
-        except DatasetError as error:
+        except (DatasetError, ConfigError) as error:
             raise UsageError(str(error)) from None
 
     return guarded(run)
@@ -126,6 +139,17 @@ def _mid(args: argparse.Namespace) -> int:
     if store is None:
         _progress("mid: no corpus: the pages could not be read, so there are no page rows")
     emit({"out": args.out, "rows": rows, **builder.report.to_json()})
+    return 0
+
+
+def _train(args: argparse.Namespace) -> int:
+    config = load_config(args.config)
+    if args.print_config:
+        sys.stdout.write(render_yaml(config))
+        return 0
+    from quest.training.trainers import run_training
+
+    emit(run_training(config))
     return 0
 
 

