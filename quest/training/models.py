@@ -28,9 +28,21 @@ def load_model(name: str, *, seed: int = 0) -> tuple[Any, Any]:
             options["gguf_file"] = source.gguf_file
         tokenizer = AutoTokenizer.from_pretrained(source.folder, **options)
         model = AutoModelForCausalLM.from_pretrained(source.folder, **options)
+        if source.gguf_file:
+            _dequantised(model)
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     return model, tokenizer
+
+
+def _dequantised(model: Any) -> None:
+    """A GGUF file loads as float32 weights, yet transformers keeps its GGUF quantizer on the
+    model and the Trainer then refuses to fine-tune a "purely quantized" model: nothing is
+    quantized any more, so the marks go."""
+    model.hf_quantizer = None
+    model.is_quantized = False
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
 
 
 def smollm2_tokenizer() -> Any:

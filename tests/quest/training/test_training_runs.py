@@ -274,3 +274,16 @@ def _yaml(text: str) -> Any:
     import yaml
 
     return yaml.safe_load(text)
+
+
+def test_smollm2_from_its_gguf_file_is_a_trainable_float_model() -> None:
+    from transformers.trainer import validate_quantization_for_training
+
+    from quest.training.models import load_model
+
+    model, _ = load_model("smollm2")
+    validate_quantization_for_training(model)  # raised "purely quantized models" before
+    assert not model.is_quantized and model.hf_quantizer is None
+    import torch
+
+    assert {p.dtype for p in model.parameters()} == {torch.float32}
