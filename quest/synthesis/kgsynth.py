@@ -13,7 +13,8 @@ Three task families, each laid out to the complexity class it was asked for (QUE
   each hop nested in the one it depends on, its entity critical so a wrong hop zeroes the rest.
 
 Every fact has a deterministic claim-level check (quest.rubric.claims), and a source leaf that
-asks a cited page to state it (quest.rubric.support). The solution is written from the facts,
+asks a cited page to state it (quest.rubric.support); facts live in quest.synthesis.facts and
+chains in quest.synthesis.chains. The solution is written from the facts,
 and the reference answer is written from the solution with a citation to the page of each
 fact; the funnel (quest.synthesis.funnel) then scores it, probes it and checks that other
 valid answers pass. A draft that cannot be built as asked returns its reason, never a guess.
@@ -25,27 +26,24 @@ import functools
 import random
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
 
 from quest.corpus.text import listing, number
-from quest.rubric.ids import slugify
-from quest.synthesis.kg import City, Country, KnowledgeGraph, agrees, robust_threshold
+from quest.synthesis.chains import chain_draft
+from quest.synthesis.facts import (
+    SENTENCE_BREAK,
+    Draft,
+    Fact,
+    Unbuildable,
+    count_word,
+    country_facts,
+    fact_leaves,
+    group,
+    leaf,
+)
+from quest.synthesis.kg import Country, KnowledgeGraph, agrees, robust_threshold
 from quest.synthesis.seeds import CATEGORY_OF, class_shape
 
 GENERATOR = "questweb kg synthesizer"
-POPULATION_WORDS = ["population", "people", "inhabitants", "residents"]
-CAPITAL_WORDS = ["capital"]
-LARGEST_WORDS = ["largest", "biggest", "most populous"]
-BORDER_WORDS = [
-    "border",
-    "borders",
-    "bordering",
-    "neighbour",
-    "neighbours",
-    "neighbor",
-    "neighbors",
-]
 # The subcategories a geography fact can be framed for, with the framing sentence.
 FRAMINGS: dict[str, tuple[str, ...]] = {
     "Travel & Accommodation": (
@@ -77,215 +75,7 @@ POPULATION_STEPS = (
     50_000_000,
     100_000_000,
 )
-SENTENCE_BREAK = "\n"  # between the sentences of one fact, each cited
 AREA_STEPS = (10_000, 50_000, 100_000, 200_000, 500_000, 1_000_000)
-
-
-class Unbuildable(Exception):
-    """This draft cannot be built as asked (the reason is its message)."""
-
-
-@dataclass
-class Fact:
-    key: str
-    subject: str
-    ask: str  # what the question asks: "its capital"
-    description: str  # the answer leaf's description
-    check: dict[str, Any]
-    sentence: str  # how the answer states it, without its citation
-    url: str  # the page that states it
-    source_check: dict[str, Any] | None = None
-    alt_url: str = ""  # another page that states it in the same words, for the alternatives
-    leaves: list[dict[str, Any]] = field(default_factory=list)  # extra leaves (neighbour lists)
-
-
-@dataclass
-class Draft:
-    family: str
-    question: str
-    tree_root: dict[str, Any]
-    facts: list[Fact]
-    solution: dict[str, dict[str, Any]]
-    entities: tuple[str, ...]  # what the answer is about, for duplicate detection
-    alternatives: list[list[Fact]] = field(default_factory=list)  # other valid answers
-    notes: list[str] = field(default_factory=list)
-    subjects: tuple[str, ...] = ()  # the countries it is about (ISO codes)
-
-
-# ---------------------------------------------------------------- facts about one country
-def capital_fact(c: Country) -> Fact:
-    return Fact(
-        "capital",
-        c.name,
-        "its capital",
-        f"The capital of {c.name}, {c.capital}, is given",
-        {"kind": "mentions", "value": c.capital, "context": CAPITAL_WORDS},
-        f"The capital of {c.name} is {c.capital}",
-        c.url,
-        {"kind": "source_supports", "value": c.capital, "context": CAPITAL_WORDS},
-        alt_url=c.ci_url if c.ci_capital == c.capital and c.ci_name == c.name else "",
-    )
-
-
-def population_fact(c: Country) -> Fact:
-    return Fact(
-        "population",
-        c.name,
-        "its population according to GeoNames",
-        f"{c.name}'s GeoNames population, {c.population_text()}, is given",
-        {
-            "kind": "number",
-            "value": c.population,
-            "tolerance_rel": 0.01,
-            "context": POPULATION_WORDS,
-        },
-        f"The population of {c.name} is {c.population_text()} according to GeoNames",
-        c.url,
-        {"kind": "source_supports", "value": c.population},
-    )
-
-
-def area_fact(c: Country) -> Fact:
-    return Fact(
-        "area",
-        c.name,
-        "its area in square kilometres according to GeoNames",
-        f"{c.name}'s GeoNames area, {c.area_text()} km², is given",
-        {"kind": "number", "value": c.area, "tolerance_rel": 0.01, "context": ["area"]},
-        f"The area of {c.name} is {c.area_text()} square kilometres according to GeoNames",
-        c.url,
-        {"kind": "source_supports", "value": c.area},
-    )
-
-
-def currency_fact(c: Country) -> Fact:
-    return Fact(
-        "currency",
-        c.name,
-        "the ISO code of its currency",
-        f"{c.name}'s currency code, {c.currency_code}, is given",
-        {"kind": "mentions", "value": c.currency_code, "context": ["currency"]},
-        f"The currency of {c.name} is {c.currency_code}",
-        c.url,
-        {"kind": "source_supports", "value": c.currency_code, "context": ["currency"]},
-    )
-
-
-def largest_city_fact(c: Country) -> Fact:
-    city = c.largest_city
-    assert city is not None
-    return Fact(
-        "largest_city",
-        c.name,
-        "its largest city as listed by GeoNames",
-        f"{city.name} is named as {c.name}'s largest city",
-        {"kind": "mentions", "value": city.name, "context": LARGEST_WORDS},
-        f"The largest city of {c.name} listed by GeoNames is {city.name}",
-        c.url,
-        {"kind": "source_supports", "value": city.name, "context": LARGEST_WORDS},
-    )
-
-
-def city_population_fact(city: City, role: str) -> Fact:
-    text = number(city.population)
-    return Fact(
-        f"{slugify(role)}_population",
-        city.name,
-        f"the population GeoNames records for {role}",
-        f"{city.name}'s GeoNames population, {text}, is given",
-        {
-            "kind": "number",
-            "value": city.population,
-            "tolerance_rel": 0.01,
-            "context": POPULATION_WORDS,
-        },
-        f"GeoNames records a population of {text} for {city.name}",
-        city.url,
-        {"kind": "source_supports", "value": city.population},
-    )
-
-
-def neighbours_fact(kg: KnowledgeGraph, c: Country) -> Fact:
-    names = [n.name for n in kg.neighbours(c)]
-    fact = Fact(
-        "neighbours",
-        c.name,
-        "every country it borders according to GeoNames",
-        f"{c.name}'s neighbours are listed",
-        {},
-        f"{c.name} borders {listing(names)}",
-        c.url,
-        {"kind": "source_supports", "value": names[0], "list": True, "context": BORDER_WORDS},
-    )
-    fact.leaves = [
-        {
-            "id": f"borders_{slugify(n)}",
-            "description": f"{n} is named as a neighbour",
-            "critical": False,
-            "check": {"kind": "mentions", "value": n, "list": True, "context": BORDER_WORDS},
-        }
-        for n in names
-    ]
-    return fact
-
-
-def country_facts(kg: KnowledgeGraph, c: Country) -> list[Callable[[], Fact]]:
-    """The facts this country's pages can support, as builders."""
-    found: list[Callable[[], Fact]] = []
-    if c.capital:
-        found.append(lambda: capital_fact(c))
-    if c.population:
-        found.append(lambda: population_fact(c))
-    if c.area:
-        found.append(lambda: area_fact(c))
-    if c.currency_code and c.currency_name:
-        found.append(lambda: currency_fact(c))
-    if c.largest_city and c.largest_city.name != c.capital:
-        found.append(lambda: largest_city_fact(c))
-    if c.capital_city:
-        found.append(lambda: city_population_fact(c.capital_city, "its capital"))  # type: ignore[arg-type]
-    if 2 <= len(kg.neighbours(c)) <= 8:
-        found.append(lambda: neighbours_fact(kg, c))
-    return found
-
-
-# ---------------------------------------------------------------- tree building blocks
-def leaf(id_: str, description: str, check: dict[str, Any], critical: bool) -> dict[str, Any]:
-    return {"id": id_, "description": description, "critical": critical, "check": check}
-
-
-def group(
-    id_: str,
-    description: str,
-    children: list[dict[str, Any]],
-    *,
-    critical: bool = False,
-    strategy: str = "parallel",
-) -> dict[str, Any]:
-    return {
-        "id": id_,
-        "description": description,
-        "critical": critical,
-        "strategy": strategy,
-        "children": children,
-    }
-
-
-def fact_leaves(fact: Fact, prefix: str, *, sources: bool) -> list[dict[str, Any]]:
-    base = f"{prefix}{fact.key}"
-    out = list(fact.leaves) if fact.leaves else [leaf(base, fact.description, fact.check, False)]
-    if fact.leaves:
-        out = [dict(n, id=f"{prefix}{n['id']}") for n in fact.leaves]
-    if sources and fact.source_check:
-        out.append(
-            leaf(
-                f"{base}_sourced",
-                f"A cited page states {fact.ask.removeprefix('its ')} of {fact.subject}",
-                fact.source_check,
-                False,
-            )
-        )
-    return out
 
 
 # ---------------------------------------------------------------- the synthesizer
@@ -427,7 +217,7 @@ class KGSynthesizer:
             if [c for c in everyone if all(o[2](c) for o in rest)] == [target]:
                 chosen = rest
         phrases = [f"is in {target.continent}", *(o[1] for o in chosen)]
-        return _join_clauses(phrases), ["continent", *(o[0] for o in chosen)]
+        return listing(phrases), ["continent", *(o[0] for o in chosen)]
 
     def _clue_options(
         self, t: Country, rng: random.Random
@@ -483,7 +273,7 @@ class KGSynthesizer:
             options.append(
                 (
                     "neighbour_count",
-                    f"has exactly {_count_word(count)} land neighbour{'s' if count > 1 else ''}",
+                    f"has exactly {count_word(count)} land neighbour{'s' if count > 1 else ''}",
                     functools.partial(_neighbour_count, count),
                 )
             )
@@ -510,7 +300,7 @@ class KGSynthesizer:
         names = [c.name for c in valid]
         facts = [self._member_fact(c, continent, phrase) for c in chosen]
         noun = "country" if k == 1 else "countries"
-        count = _count_word(k)
+        count = count_word(k)
         question = rng.choice(
             (
                 f"Name {count} {noun} in {continent} that {phrase}.",
@@ -625,227 +415,9 @@ class KGSynthesizer:
         )
 
     # chain -------------------------------------------------------------------------------
+
     def _chain(self, breadth: int, rng: random.Random) -> Draft:
-        hops = 4 if breadth == 3 else rng.choice((3, 4))
-        reasons = []
-        starts = sorted(self.countries, key=lambda c: (self.used[c.iso], rng.random()))
-        for start in starts[:40]:
-            try:
-                return self._chain_from(start, hops, breadth, rng)
-            except Unbuildable as exc:
-                reasons.append(str(exc))
-        raise Unbuildable("; ".join(reasons[:3]))
-
-    def _chain_from(self, start: Country, hops: int, breadth: int, rng: random.Random) -> Draft:
-        path: list[Country] = [start]
-        steps: list[tuple[str, Country]] = []
-        for _ in range(hops - 2):
-            nxt = self._most_populous_neighbour(path[-1], exclude={c.iso for c in path})
-            if nxt is None:
-                raise Unbuildable(
-                    f"{path[-1].name}: no neighbour is the most populous by both sources"
-                )
-            path.append(nxt)
-            steps.append(("neighbour", nxt))
-        last = path[-1]
-        city_kind = (
-            "capital" if last.capital_city and self.has_page(last.capital_city.url) else "largest"
-        )
-        city = last.capital_city if city_kind == "capital" else last.largest_city
-        if city is None or not self.has_page(city.url):
-            raise Unbuildable(f"{last.name}: no page for its capital or largest city")
-        # Extra facts widen the first hop to the class's breadth.
-        extra_n = {1: 0, 2: rng.randint(1, 3), 3: 4}[breadth]
-        first = path[1]
-        extras = [b() for b in country_facts(self.kg, first)]
-        extras = [
-            f
-            for f in extras
-            if f.key
-            in {
-                "area",
-                "currency",
-                "largest_city",
-                "capital",
-                "capital_population",
-                "its_capital_population",
-            }
-            and self.has_page(f.url)
-        ]
-        if first is last:  # the city hop asks about it already
-            extras = [
-                f
-                for f in extras
-                if f.key
-                not in (
-                    {"capital", "its_capital_population"}
-                    if city_kind == "capital"
-                    else {"largest_city"}
-                )
-            ]
-        extras = extras[:extra_n]
-        if len(extras) < extra_n:
-            raise Unbuildable(f"{first.name}: not enough supported facts to widen the chain")
-        facts: list[Fact] = []
-        node: dict[str, Any] | None = None
-        # Build from the innermost hop outwards.
-        pop = city_population_fact(city, city.name)
-        pop.key = "city_population"
-        inner = group(
-            f"hop_{hops}",
-            f"Hop {hops}: {city.name}'s GeoNames population is given",
-            fact_leaves(pop, f"h{hops}_", sources=True),
-        )
-        city_fact = capital_fact(last) if city_kind == "capital" else largest_city_fact(last)
-        node = group(
-            f"hop_{hops - 1}",
-            f"Hop {hops - 1}: {last.name}'s "
-            f"{'capital' if city_kind == 'capital' else 'largest city'}, {city.name}",
-            [
-                leaf(f"h{hops - 1}_city", city_fact.description, city_fact.check, True),
-                *fact_leaves(city_fact, f"h{hops - 1}_", sources=True)[1:],
-                inner,
-            ],
-        )
-        for index in range(len(steps), 0, -1):
-            _, country = steps[index - 1]
-            before = path[index - 1]
-            named = leaf(
-                f"h{index}_country",
-                f"{country.name} is named as the most populous neighbour of {before.name}",
-                {
-                    "kind": "mentions",
-                    "value": country.name,
-                    "context": BORDER_WORDS + LARGEST_WORDS,
-                },
-                True,
-            )
-            pop_fact = population_fact(country)
-            # B1 keeps every layer at three nodes or fewer: no source leaf on these hops.
-            children = [named, *fact_leaves(pop_fact, f"h{index}_", sources=breadth > 1)]
-            if index == 1:
-                children += [n for f in extras for n in fact_leaves(f, "h1_", sources=True)]
-            node = group(
-                f"hop_{index}",
-                f"Hop {index}: the most populous neighbour of {before.name}, {country.name}",
-                [*children, node],
-            )
-        root = group("root", "", [node], strategy="sequential")
-        for index, (_, country) in enumerate(steps, start=1):
-            before = path[index - 1]
-            facts.append(
-                Fact(
-                    "border",
-                    country.name,
-                    "",
-                    "",
-                    {},
-                    f"{before.name} borders {country.name}",
-                    before.url,
-                )
-            )
-            facts.append(population_fact(country))
-            facts.append(
-                Fact(
-                    "ranking",
-                    country.name,
-                    "",
-                    "",
-                    {},
-                    f"{country.name} is the most populous of {before.name}'s neighbours",
-                    "",
-                )
-            )
-        facts += extras
-        facts += [city_fact, pop]
-        question = self._chain_question(path, city_kind, extras, rng)
-        solution = {
-            c.name: {
-                "description": f"Hop {i}: the most populous neighbour of {path[i - 1].name} "
-                f"(GeoNames population {c.population_text()}).",
-                "reference_urls": [c.url],
-            }
-            for i, c in enumerate(path[1:], start=1)
-        }
-        solution[city.name] = {
-            "description": f"The {'capital' if city_kind == 'capital' else 'largest city'} of "
-            f"{last.name}; GeoNames population {number(city.population)}.",
-            "reference_urls": [last.url, city.url],
-        }
-        alt = list(reversed(facts))
-        return Draft(
-            "chain",
-            question,
-            root,
-            facts,
-            solution,
-            (*tuple(c.iso for c in path), city_kind),
-            [alt],
-            subjects=tuple(c.iso for c in path),
-        )
-
-    def _most_populous_neighbour(self, c: Country, exclude: set[str]) -> Country | None:
-        options = [
-            n for n in self.kg.neighbours(c) if n.iso not in exclude and self.has_page(n.url)
-        ]
-        if not options:
-            return None
-        options.sort(key=lambda n: -n.population)
-        best = options[0]
-        if len(options) > 1 and best.population < options[1].population * 1.05:
-            return None  # too close to call
-        rivals = [n for n in options[1:] if n.ci_population]
-        if best.ci_population and any(n.ci_population >= best.ci_population for n in rivals):
-            return None  # countryinfo ranks another first
-        return best
-
-    def _chain_question(
-        self, path: list[Country], city_kind: str, extras: list[Fact], rng: random.Random
-    ) -> str:
-        start = path[0]
-        parts = [rng.choice((f"Start from {start.name}.", f"Begin with {start.name}."))]
-        for i in range(1, len(path)):
-            of = "it" if i == 1 else "that country"
-            parts.append(
-                rng.choice(
-                    (
-                        f"Find the most populous country that borders {of} "
-                        "(by GeoNames population, which you should state).",
-                        f"Take the neighbour of {of} with the largest population according to "
-                        "GeoNames, and give that population.",
-                    )
-                )
-            )
-        city = "capital" if city_kind == "capital" else "largest city listed by GeoNames"
-        parts.append(
-            f"Name the {city} of the last country you reached, and give the "
-            "population GeoNames records for that city."
-        )
-        if extras:
-            parts.append(
-                f"For the first neighbour you found, also give {listing([f.ask for f in extras])}."
-            )
-        parts.append("Cite a page for every fact.")
-        return " ".join(parts)
-
-
-# ---------------------------------------------------------------- answers from facts
-def write_answer(facts: Sequence[Fact], *, alt: bool = False) -> str:
-    """Markdown: one sentence per fact with a numbered citation, then the reference list."""
-    refs: list[str] = []
-    lines = []
-    for fact in facts:
-        url = (fact.alt_url or fact.url) if alt else fact.url
-        if not url:
-            lines.append(fact.sentence + ".")
-            continue
-        if url not in refs:
-            refs.append(url)
-        for sentence in fact.sentence.split(SENTENCE_BREAK):
-            lines.append(f"{sentence} [{refs.index(url) + 1}].")
-    body = " ".join(lines)
-    listed = "\n".join(f"[{i}] {url}" for i, url in enumerate(refs, start=1))
-    return f"{body}\n\n{listed}" if refs else body
+        return chain_draft(self, breadth, rng)
 
 
 def _figure(c: Country, attribute: str) -> float:
@@ -870,32 +442,6 @@ def _uses(code: str, c: Country) -> bool:
 
 def _neighbour_count(count: int, c: Country) -> bool:
     return len(c.neighbours) == count
-
-
-def _join_clauses(clauses: list[str]) -> str:
-    return listing(clauses)
-
-
-def _count_word(n: int) -> str:
-    words = (
-        "zero",
-        "one",
-        "two",
-        "three",
-        "four",
-        "five",
-        "six",
-        "seven",
-        "eight",
-        "nine",
-        "ten",
-        "eleven",
-        "twelve",
-        "thirteen",
-        "fourteen",
-        "fifteen",
-    )
-    return words[n] if n < len(words) else str(n)
 
 
 def _frame(subcategory: str, question: str, rng: random.Random) -> str:

@@ -1,5 +1,5 @@
 """Open-ended tasks (QUEST-SPEC §4), offline: report-writing tasks over the knowledge graph,
-their criteria, a reference report and a relative scorer.
+their criteria and a reference report.
 
 A task asks for a short cited report (the countries around a country; the countries sharing a
 currency in a region). Its criteria are facts the report must cover and conclusions it must
@@ -14,40 +14,21 @@ Dimension weights are drawn three times and averaged (sum 1), criteria weights s
 dimension. The tree stored with the task is the criteria as a weighted tree (dimension nodes
 weighted W_d, criteria weighted w), so the probes and the audit read it like any other.
 
-**Relative scoring** compares a candidate A with the reference B criterion by criterion,
-T_a/(T_a+T_b), discretised for RL (quest.rubric.relative). Offline, each criterion is scored by
-`coverage_scores`, a deterministic coverage-and-citation scorer (10 when the check passes and,
-for a fact, a cited page states it; 5 when stated without such a citation; 0 otherwise), which
-the UI names as such; with a judge model, `judge_pair` scores each criterion 0-10 instead.
+Relative scoring against the reference, and criteria written by a model, are in
+quest.synthesis.criteria.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from quest.corpus.text import listing
-from quest.rubric.checks import CheckContext
-from quest.rubric.citations import parse_citations
-from quest.rubric.documents import DocumentStore
-from quest.rubric.evaluate import leaf_verdicts
 from quest.rubric.ids import slugify
-from quest.rubric.importers import import_canonical
-from quest.rubric.judge import ChatClient
 from quest.rubric.model import FORMAT
-from quest.rubric.relative import (
-    Criterion,
-    CriterionScore,
-    RelativeScore,
-    judge_pair,
-    relative_score,
-)
-from quest.rubric.score import compile_tree
-from quest.synthesis.kg import Country, KnowledgeGraph
-from quest.synthesis.kgsynth import (
+from quest.synthesis.facts import (
     LARGEST_WORDS,
     Fact,
     Unbuildable,
@@ -55,11 +36,19 @@ from quest.synthesis.kgsynth import (
     population_fact,
     write_answer,
 )
+from quest.synthesis.kg import Country, KnowledgeGraph
 
 DIMENSIONS = ("comprehensiveness", "insight", "instruction_following", "readability")
 MAX_WORDS = 600
 SCORER_NAME = "deterministic coverage-and-citation scorer"
 MAX_COUNTRIES = 8
+POPULATIONS = "A comparison the report must draw from the populations."
+CURRENCIES = "A comparison of currencies the report must draw."
+
+
+def leaf_id(criterion: dict[str, Any], index: int) -> str:
+    """The tree id of the `index`-th criterion."""
+    return f"{criterion['dimension'][:5]}_{index}_{slugify(criterion['criterion'])[:40]}"
 
 
 @dataclass
@@ -80,7 +69,7 @@ class OpenEndedDraft:
         for dimension in DIMENSIONS:
             leaves = [
                 {
-                    "id": f"{dimension[:5]}_{i}_{slugify(c['criterion'])[:40]}",
+                    "id": leaf_id(c, i),
                     "description": c["criterion"],
                     "critical": False,
                     "weight": c["raw"],
@@ -126,7 +115,7 @@ def dimension_weights(rng: random.Random) -> dict[str, float]:
     return dict(zip(DIMENSIONS, mean, strict=True))
 
 
-def _normalise(criteria: list[dict[str, Any]]) -> None:
+def normalise(criteria: list[dict[str, Any]]) -> None:
     for dimension in DIMENSIONS:
         group = [c for c in criteria if c["dimension"] == dimension]
         total = sum(c["raw"] for c in group)
@@ -158,14 +147,19 @@ def _readability() -> list[dict[str, Any]]:
     ]
 
 
-def _fact_criteria(fact: Fact, dimension: str, raw: float = 1.0) -> dict[str, Any]:
+def _fact_criteria(
+    fact: Fact, dimension: str, raw: float = 1.0, *, comparison: str = ""
+) -> dict[str, Any]:
+    """A criterion for a fact (its page should be cited), or, with `comparison`, for a
+    conclusion the report draws (no page states it)."""
     return {
         "dimension": dimension,
         "criterion": fact.description,
         "raw": raw,
-        "explanation": f"Stated as a claim; a cited page should state it ({fact.url}).",
+        "explanation": comparison
+        or f"Stated as a claim; a cited page should state it ({fact.url}).",
         "check": fact.check,
-        "fact_url": fact.url,
+        "fact_url": "" if comparison else fact.url,
     }
 
 
@@ -237,22 +231,12 @@ class OpenEndedSynthesizer:
             f"Of these, {biggest.name} is the most populous",
             "",
         )
-        criteria.append(
-            {
-                **_fact_criteria(ranking, "insight", 2.0),
-                "explanation": "A comparison the report must draw from the populations.",
-            }
-        )
+        criteria.append(_fact_criteria(ranking, "insight", 2.0, comparison=POPULATIONS))
         currency = self._currency_fact(centre, sharing)
-        criteria.append(
-            {
-                **_fact_criteria(currency, "insight"),
-                "explanation": "A comparison of currencies the report must draw.",
-            }
-        )
+        criteria.append(_fact_criteria(currency, "insight", comparison=CURRENCIES))
         criteria += self._instruction(names, [centre.url, *(n.url for n in around)])
         criteria += _readability()
-        _normalise(criteria)
+        normalise(criteria)
         ordered = [border, *facts, ranking, currency]
         solution = {
             n.name: {
@@ -316,20 +300,14 @@ class OpenEndedSynthesizer:
             f"{smallest.name} is the least populous of them",
             "",
         )
-        criteria += [
-            {
-                **_fact_criteria(f, "insight", 1.0),
-                "explanation": "A comparison the report must draw from the populations.",
-            }
-            for f in (ranking, least)
-        ]
+        criteria += [_fact_criteria(f, "insight", comparison=POPULATIONS) for f in (ranking, least)]
         uses = [
             Fact("uses", c.name, "", "", {}, f"The currency of {c.name} is {code}", c.url)
             for c in members
         ]
         criteria += self._instruction(names, [c.url for c in members])
         criteria += _readability()
-        _normalise(criteria)
+        normalise(criteria)
         solution = {
             c.name: {
                 "description": f"Uses {code}; capital {c.capital}; GeoNames "
@@ -429,170 +407,15 @@ def open_ended_record(
                 "complexity": draft.triple,
                 "dimension_weights": draft.dimension_weights,
                 "criteria": [
-                    {k: c[k] for k in ("dimension", "criterion", "explanation", "weight")}
-                    for c in draft.criteria
+                    {
+                        "id": leaf_id(c, i),
+                        **{k: c[k] for k in ("dimension", "criterion", "explanation", "weight")},
+                        "fact_url": c.get("fact_url", ""),
+                    }
+                    for i, c in enumerate(draft.criteria)
                 ],
                 "scorer": SCORER_NAME,
                 "reference": "written from the knowledge graph's facts, with inline citations",
             },
         },
     }
-
-
-def criteria_of(record: dict[str, Any]) -> tuple[dict[str, float], list[Criterion], list[str]]:
-    """Dimension weights, criteria and their leaf ids, read back from a stored record."""
-    tree = import_canonical(record["rubric"]).tree
-    weights: dict[str, float] = {}
-    criteria: list[Criterion] = []
-    ids: list[str] = []
-    for dimension in tree.root.children:
-        weights[dimension.id] = float(dimension.weight or 0) / 1000
-        for leaf in dimension.children:
-            criteria.append(Criterion(dimension.id, leaf.description, float(leaf.weight or 0)))
-            ids.append(leaf.id)
-    return weights, criteria, ids
-
-
-def coverage_scores(
-    record: dict[str, Any], answer: str, pages: DocumentStore | None
-) -> list[float]:
-    """The deterministic coverage-and-citation scorer: one 0-10 score per criterion."""
-    compiled = compile_tree(import_canonical(record["rubric"]).tree)
-    verdicts = leaf_verdicts(compiled, CheckContext(answer, record["question"], pages))
-    _, _, ids = criteria_of(record)
-    cited = {c.url for c in parse_citations(answer).citations}
-    urls = _fact_urls(record)
-    scores = []
-    for leaf_id in ids:
-        passed = verdicts[leaf_id].status == "pass"
-        fact_url = urls.get(leaf_id)
-        if not passed:
-            scores.append(0.0)
-        elif fact_url and fact_url not in cited:
-            scores.append(5.0)
-        else:
-            scores.append(10.0)
-    return scores
-
-
-def _fact_urls(record: dict[str, Any]) -> dict[str, str]:
-    found: dict[str, str] = {}
-    for dimension in record["rubric"]["root"]["children"]:
-        for leaf in dimension["children"]:
-            explanation = next(
-                (
-                    c["explanation"]
-                    for c in record["provenance"]["open_ended"]["criteria"]
-                    if c["criterion"] == leaf["description"]
-                ),
-                "",
-            )
-            if "(" in explanation and explanation.endswith(").") and "http" in explanation:
-                found[leaf["id"]] = explanation[explanation.rfind("(") + 1 : -2]
-    return found
-
-
-def relative(
-    record: dict[str, Any],
-    answer: str,
-    pages: DocumentStore | None,
-    judge: ChatClient | None = None,
-) -> RelativeScore:
-    """The candidate against the task's reference answer: T_a/(T_a+T_b), discretised."""
-    weights, criteria, _ = criteria_of(record)
-    reference = str(record["reference_answer"])
-    if judge is not None:
-        judged = [
-            judge_pair(
-                judge, task=record["question"], answer_a=answer, answer_b=reference, criterion=c
-            )
-            for c in criteria
-        ]
-        return relative_score(weights, criteria, judged)
-    a = coverage_scores(record, answer, pages)
-    b = coverage_scores(record, reference, pages)
-    pairs: list[CriterionScore | None] = [CriterionScore(x, y) for x, y in zip(a, b, strict=True)]
-    return relative_score(weights, criteria, pairs)
-
-
-WEIGHTS_PROMPT = """A research report task: {question}
-How much should each dimension count when judging reports for this task? Dimensions: \
-comprehensiveness (covers what was asked), insight (comparisons and conclusions), \
-instruction_following (does what the task says, cites sources), readability (clear and organised).
-Reply with JSON only: {{"comprehensiveness": w, "insight": w, "instruction_following": w, \
-"readability": w}}, weights from 0 to 1 that sum to 1."""
-
-CRITERIA_PROMPT = """A research report task: {question}
-Facts a good report states (with their sources):
-{facts}
-Write the criteria a judge will score reports on, from 0 to 10 each: for every dimension \
-(comprehensiveness, insight, instruction_following, readability), 2 to 6 criteria, each \
-{{"criterion": str, "explanation": str, "weight": w}}, weights summing to 1 in the dimension.
-Reply with JSON only: {{"comprehensiveness": [...], "insight": [...], \
-"instruction_following": [...], "readability": [...]}}"""
-MAX_LLM_CRITERIA = 6
-WEIGHT_SAMPLES = 3
-
-
-def llm_criteria(client: Any, draft: OpenEndedDraft) -> OpenEndedDraft:
-    """The draft with criteria written by a model (QUEST §4): dimension weights sampled
-    WEIGHT_SAMPLES times and averaged, then weighted criteria per dimension, each a judge
-    leaf. Unbuildable when the model's replies cannot be read as criteria."""
-    from quest.rubric.judge import json_object
-
-    samples = []
-    for _ in range(WEIGHT_SAMPLES):
-        reply = json_object(_ask(client, WEIGHTS_PROMPT.format(question=draft.question))) or {}
-        weights = [_weight(reply.get(d)) for d in DIMENSIONS]
-        if None not in weights and sum(w or 0 for w in weights) > 0:
-            total = sum(w or 0 for w in weights)
-            samples.append([(w or 0) / total for w in weights])
-    if not samples:
-        raise Unbuildable("the model gave no readable dimension weights")
-    mean = [round(sum(s[i] for s in samples) / len(samples), 3) for i in range(4)]
-    mean[0] = round(1 - sum(mean[1:]), 3)
-    facts = "\n".join(
-        f"- {f.sentence} ({f.url})" if f.url else f"- {f.sentence}" for f in draft.facts
-    )
-    reply = (
-        json_object(
-            _ask(client, CRITERIA_PROMPT.format(question=draft.question, facts=facts[:12000]))
-        )
-        or {}
-    )
-    criteria: list[dict[str, Any]] = []
-    for dimension in DIMENSIONS:
-        items = reply.get(dimension)
-        rows = [i for i in items if isinstance(i, dict)] if isinstance(items, list) else []
-        rows = [r for r in rows if isinstance(r.get("criterion"), str) and r["criterion"].strip()]
-        if not rows:
-            raise Unbuildable(f"the model wrote no readable {dimension} criteria")
-        for row in rows[:MAX_LLM_CRITERIA]:
-            weight = _weight(row.get("weight"))
-            text = " ".join(str(row["criterion"]).split())[:500]
-            criteria.append(
-                {
-                    "dimension": dimension,
-                    "criterion": text,
-                    "explanation": " ".join(str(row.get("explanation") or "").split())[:1000],
-                    "raw": max(1, round((weight if weight is not None else 0.25) * 100)),
-                    "check": {"kind": "judge", "claim": text},
-                }
-            )
-    _normalise(criteria)
-    return dataclasses.replace(
-        draft, criteria=criteria, dimension_weights=dict(zip(DIMENSIONS, mean, strict=True))
-    )
-
-
-def _weight(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value) if 0 <= value <= 1 else None
-
-
-def _ask(client: Any, prompt: str) -> str:
-    try:
-        return str(client.chat([{"role": "user", "content": prompt}]))
-    except Exception as exc:  # a failed call is an unreadable reply, never a crash
-        return f"[error] {exc}"

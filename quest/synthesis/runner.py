@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from quest.llm.types import LLMClient
@@ -18,53 +17,18 @@ from quest.rubric.documents import DocumentStore
 from quest.rubric.errors import RubricError
 from quest.rubric.judge import ChatClient
 from quest.rubric.model import FORMAT
-from quest.rubric.score import CompiledTree
 from quest.rubric.stats import tree_stats
 from quest.search.encoder import Encoder
 from quest.synthesis import funnel, proposer
-from quest.synthesis.kgsynth import (
-    GENERATOR,
-    SUBCATEGORIES,
-    Draft,
-    KGSynthesizer,
-    Unbuildable,
-    category_of,
-    write_answer,
-)
+from quest.synthesis.batch import MAX_TRIES, Batch, base_provenance, empty_record
+from quest.synthesis.facts import Draft, Unbuildable, write_answer
+from quest.synthesis.kgsynth import GENERATOR, SUBCATEGORIES, KGSynthesizer, category_of
 from quest.synthesis.model import BatchSpec, Candidate, Stage, SynthesisError
-from quest.synthesis.open_ended import (
-    OpenEndedDraft,
-    OpenEndedSynthesizer,
-    coverage_scores,
-    llm_criteria,
-    open_ended_record,
-)
-from quest.synthesis.open_ended import relative as oe_relative
+from quest.synthesis.open_candidates import open_candidate
+from quest.synthesis.open_ended import OpenEndedSynthesizer
 from quest.synthesis.seeds import SUBCATEGORIES as SUBCATEGORY_LIST
 from quest.synthesis.seeds import SeedSampler
 from quest.tools import Toolbox
-
-MAX_TRIES = 6  # drafts per proposal before it is recorded as unbuildable
-
-
-@dataclass
-class _Batch:
-    """What every candidate of one batch shares."""
-
-    spec: BatchSpec
-    pages: DocumentStore
-    distractors: Distractors | None
-    duplicates: funnel.DuplicateIndex
-    run_agent: Callable[[str], str] | None
-    judge: ChatClient | None = None
-    synthesizer: KGSynthesizer | None = None
-    proposed: set[tuple[str, ...]] = field(default_factory=set)
-    llm: LLMClient | None = None
-    verifier: LLMClient | None = None
-    toolbox: Toolbox | None = None
-    keywords: Sequence[str] = ()
-    keyword_source: Callable[[str], list[str]] | None = None
-    open_ended: OpenEndedSynthesizer | None = None
 
 
 def synthesize(
@@ -91,7 +55,7 @@ def synthesize(
     problems = spec.problems()
     if problems:
         raise SynthesisError("; ".join(problems))
-    batch = _Batch(
+    batch = Batch(
         spec, pages, distractors, funnel.DuplicateIndex(encoder, existing_questions), None, judge
     )
     if spec.generator == "llm":
@@ -118,13 +82,13 @@ def synthesize(
         if spec.generator == "llm":
             yield _llm_candidate(batch, index, subcategory, target, rng)
         elif spec.open_ended:
-            yield _open_candidate(batch, index, subcategory, rng)
+            yield open_candidate(batch, index, subcategory, rng)
         else:
             yield _kg_candidate(batch, index, subcategory, target, rng)
 
 
 def _setup_llm(
-    batch: _Batch,
+    batch: Batch,
     llm: LLMClient | None,
     verifier: LLMClient | None,
     toolbox_factory: Callable[[], Toolbox] | None,
@@ -143,7 +107,7 @@ def _setup_llm(
     return list(spec.categories) if spec.categories else list(SUBCATEGORY_LIST)
 
 
-def _setup_kg(batch: _Batch) -> list[str]:
+def _setup_kg(batch: Batch) -> list[str]:
     spec, pages = batch.spec, batch.pages
     subcategories = [s for s in SUBCATEGORIES if not spec.categories or s in spec.categories]
     if not subcategories:
@@ -160,18 +124,8 @@ def _setup_kg(batch: _Batch) -> list[str]:
     return subcategories
 
 
-def _provenance(batch: _Batch, index: int, target: str, generator: str) -> dict[str, Any]:
-    return {
-        "generator": generator,
-        "generator_key": batch.spec.generator,
-        "seed": batch.spec.seed,
-        "index": index,
-        "target_class": target,
-    }
-
-
 def _kg_candidate(
-    batch: _Batch, index: int, subcategory: str, target: str, rng: random.Random
+    batch: Batch, index: int, subcategory: str, target: str, rng: random.Random
 ) -> Candidate:
     assert batch.synthesizer is not None
     reasons = []
@@ -188,7 +142,7 @@ def _kg_candidate(
         draft = made
         batch.proposed.add(made.entities)
         break
-    provenance = _provenance(batch, index, target, GENERATOR)
+    provenance = base_provenance(batch, index, target, GENERATOR)
     if draft is None:
         stage = Stage(
             "schema",
@@ -196,7 +150,7 @@ def _kg_candidate(
             "no draft could be built: " + "; ".join(reasons[-3:]),
             {"tries": reasons},
         )
-        return Candidate(index, _empty(subcategory, provenance), (stage,), target)
+        return Candidate(index, empty_record(subcategory, provenance), (stage,), target)
     record = task_record(draft, subcategory, provenance)
     alternatives = [
         (_alternative_label(draft), write_answer(alt, alt=True)) for alt in draft.alternatives
@@ -206,10 +160,10 @@ def _kg_candidate(
 
 
 def _llm_candidate(
-    batch: _Batch, index: int, subcategory: str, target: str, rng: random.Random
+    batch: Batch, index: int, subcategory: str, target: str, rng: random.Random
 ) -> Candidate:
     assert batch.llm is not None and batch.toolbox is not None and batch.verifier is not None
-    provenance = _provenance(batch, index, target, proposer.GENERATOR)
+    provenance = base_provenance(batch, index, target, proposer.GENERATOR)
     pool, source = list(batch.keywords), "csv"
     if not pool and batch.keyword_source is not None:
         pool, source = batch.keyword_source(subcategory), "corpus"
@@ -229,7 +183,7 @@ def _llm_candidate(
         "visited": made.visited[:50],
         "answer": made.answer[:4000],
     }
-    empty = _empty(subcategory, provenance)
+    empty = empty_record(subcategory, provenance)
     if made.data is None:
         stage = Stage(
             "proposal",
@@ -265,173 +219,8 @@ def _llm_candidate(
     return Candidate(index, record, tuple(stages), target)
 
 
-def _open_candidate(batch: _Batch, index: int, subcategory: str, rng: random.Random) -> Candidate:
-    """A report-writing task: criteria in four dimensions, relative scoring against the
-    reference (quest.synthesis.open_ended), through the same stages."""
-    provenance = _provenance(batch, index, "", GENERATOR)
-    draft, why = _open_draft(batch, rng)
-    if draft is None:
-        stage = Stage("schema", False, why)
-        return Candidate(index, _empty(subcategory, provenance), (stage,), "")
-    record = open_ended_record(draft, subcategory, category_of(subcategory), provenance)
-    if batch.llm is not None:
-        meta = record["provenance"]["open_ended"]
-        meta["criteria_by"] = "llm"
-        meta["scorer"] = "judge model, both answers per criterion in both positions"
-    measured = tree_stats(record["rubric"])
-    record["complexity"] = target = measured["complexity"]
-    schema, compiled = funnel.schema_stage(record)
-    stages = [schema]
-    if compiled is not None:
-        shape = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in draft.triple.items())
-        detail = {
-            **draft.triple,
-            "measured": target,
-            "target": target,
-            "depth": measured["depth"],
-            "breadth": measured["breadth"],
-        }
-        stages.append(Stage("complexity", True, f"open-ended: {shape}", detail))
-        stages.append(_open_solvable(batch, record, len(draft.criteria)))
-    if compiled is not None and stages[-1].passed:
-        stages.append(_open_sound(batch, record, compiled))
-    if compiled is not None and stages[-1].passed:
-        alternative = write_answer(draft.alternative, alt=True)
-        other = oe_relative(record, alternative, batch.pages, batch.judge)
-        ok = other.discrete == 1.0
-        stages.append(
-            Stage(
-                "non_exclusive",
-                ok,
-                f"another valid report (other order, other "
-                f"pages) scores {other.final} against the reference",
-                {"final": other.final},
-            )
-        )
-    if compiled is not None and stages[-1].passed:
-        stages.append(batch.duplicates.stage(record["question"], draft.entities, draft.subjects))
-    if compiled is not None and stages[-1].passed:
-        stages.append(_open_baseline(batch, record))
-        batch.duplicates.add(record["question"], draft.entities, draft.subjects)
-    record["provenance"]["funnel"] = [s.to_dict() for s in stages]
-    return Candidate(index, record, tuple(stages), target)
-
-
-def _open_draft(batch: _Batch, rng: random.Random) -> tuple[OpenEndedDraft | None, str]:
-    assert batch.open_ended is not None
-    reasons: list[str] = []
-    for _ in range(MAX_TRIES):
-        try:
-            made = batch.open_ended.draft(rng)
-        except Unbuildable as exc:
-            reasons.append(str(exc))
-            continue
-        if made.entities in batch.proposed:
-            reasons.append("the same report as one proposed earlier in the batch")
-            continue
-        batch.proposed.add(made.entities)
-        if batch.llm is None:
-            return made, ""
-        try:
-            return llm_criteria(batch.llm, made), ""
-        except Unbuildable as exc:
-            return None, f"no criteria: {exc}"
-    return None, "no draft could be built: " + "; ".join(reasons[-3:])
-
-
-def _open_sound(batch: _Batch, record: dict[str, Any], compiled: CompiledTree) -> Stage:
-    """The probes on the criteria tree; they measure against the reference, so it must pass
-    its own tree first."""
-    probed = funnel.probe_stages(
-        compiled,
-        record["reference_answer"],
-        batch.pages,
-        batch.distractors,
-        record["question"],
-        batch.judge,
-    )
-    if probed[0].passed:
-        return probed[1]
-    return Stage(
-        "soundness",
-        False,
-        f"the reference does not pass its own criteria tree: {probed[0].reason}",
-        dict(probed[0].detail),
-    )
-
-
-def _open_solvable(batch: _Batch, record: dict[str, Any], total: int) -> Stage:
-    """The reference, scored against itself, is on par (0.5), and (offline) covers every
-    criterion with cited pages."""
-    by_model = record["provenance"]["open_ended"].get("criteria_by") == "llm"
-    if by_model and batch.judge is None:
-        return Stage(
-            "solvability",
-            False,
-            "undecided: criteria written by a model need a judge model, and none is configured",
-            {"reward": 0.0},
-        )
-    itself = oe_relative(record, record["reference_answer"], batch.pages, batch.judge)
-    if itself.final is None:
-        why = "; ".join(itself.errors[:2]) or "no score"
-        return Stage(
-            "solvability",
-            False,
-            f"the reference cannot be scored: {why}",
-            {"reward": 0.0, "errors": list(itself.errors)},
-        )
-    if batch.judge is not None:
-        ok = abs(itself.final - 0.5) < 0.05
-        return Stage(
-            "solvability",
-            ok,
-            f"the judge scores the reference against itself {itself.final:.3f} (on par is 0.5)",
-            {"reward": 1.0 if ok else 0.0, "final": itself.final},
-        )
-    scores = coverage_scores(record, record["reference_answer"], batch.pages)
-    covered = sum(s == 10 for s in scores)
-    ok = abs(itself.final - 0.5) < 1e-9 and covered == total
-    return Stage(
-        "solvability",
-        ok,
-        f"the reference covers {covered} of {total} criteria with cited pages",
-        {"covered": covered, "criteria": total, "reward": 1.0 if ok else 0.0},
-    )
-
-
-def _open_baseline(batch: _Batch, record: dict[str, Any]) -> Stage:
-    if batch.run_agent is None:
-        return Stage("baseline", True, "not run (baseline off)", {"reward": None})
-    answer = batch.run_agent(record["question"])
-    score = oe_relative(record, answer, batch.pages, batch.judge)
-    if score.final is None:
-        return Stage(
-            "baseline",
-            True,
-            "the scripted agent's report could not be scored",
-            {"reward": None, "errors": list(score.errors)},
-        )
-    return Stage(
-        "baseline",
-        True,
-        f"the scripted agent's report scores {score.final:.3f} "
-        f"against the reference (RL reward {score.discrete})",
-        {"reward": score.discrete, "final": score.final, "answer": answer[:4000]},
-    )
-
-
-def _empty(subcategory: str, provenance: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "question": "",
-        "type": "objective",
-        "category": category_of(subcategory),
-        "subcategory": subcategory,
-        "provenance": provenance,
-    }
-
-
 def _funnel(
-    batch: _Batch,
+    batch: Batch,
     record: dict[str, Any],
     target: str,
     alternatives: list[tuple[str, str]] | None,

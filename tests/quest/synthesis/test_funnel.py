@@ -14,7 +14,8 @@ from quest.rubric.importers import import_canonical
 from quest.rubric.score import compile_tree
 from quest.search.encoder import MiniLMEncoder
 from quest.synthesis import funnel
-from quest.synthesis.kgsynth import Draft, KGSynthesizer, Unbuildable, write_answer
+from quest.synthesis.facts import Draft, Unbuildable, write_answer
+from quest.synthesis.kgsynth import KGSynthesizer
 from quest.synthesis.runner import task_record
 
 

@@ -10,8 +10,9 @@ from quest.corpus.store import CorpusStore
 from quest.rubric.importers import import_canonical
 from quest.rubric.reward import answer_reward
 from quest.rubric.stats import tree_stats
+from quest.synthesis.facts import Unbuildable, write_answer
 from quest.synthesis.kg import KnowledgeGraph, agrees, robust_threshold
-from quest.synthesis.kgsynth import Draft, KGSynthesizer, Unbuildable, write_answer
+from quest.synthesis.kgsynth import Draft, KGSynthesizer
 from quest.synthesis.runner import task_record
 from quest.synthesis.seeds import CLASSES
 

@@ -16,15 +16,14 @@ from quest.llm.http import HTTPChat
 from quest.rubric.citations import strip_citations
 from quest.rubric.importers import import_canonical
 from quest.synthesis import BatchSpec, synthesize
-from quest.synthesis.kgsynth import write_answer
+from quest.synthesis.criteria import coverage_scores, relative
+from quest.synthesis.facts import write_answer
 from quest.synthesis.open_ended import (
     DIMENSIONS,
     OpenEndedDraft,
     OpenEndedSynthesizer,
-    coverage_scores,
     dimension_weights,
     open_ended_record,
-    relative,
 )
 
 
