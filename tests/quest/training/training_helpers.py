@@ -52,60 +52,34 @@ def build_corpus(folder: Path) -> Path:
     return folder
 
 
+def flat_tree(question: str, leaves: list[dict[str, Any]]) -> dict[str, Any]:
+    """Canonical JSON: a parallel root over `leaves`."""
+    root = {"id": "root", "description": question, "critical": False, "strategy": "parallel",
+            "children": leaves}  # fmt: skip
+    return {"format": "questweb.rubric/1", "scoring": "quest", "task_description": question,
+            "root": root}  # fmt: skip
+
+
 def capital_tree(question: str, city: str, *, pages: bool = False) -> dict[str, Any]:
-    """Canonical JSON: the answer names `city` as the capital (critical), and it cites a page
-    (`pages`: a page it cites states that `city` is the capital, which needs the corpus)."""
+    """The answer names `city` as the capital (critical), and it cites a page (`pages`: a page
+    it cites states that `city` is the capital, which needs the corpus)."""
     cited: dict[str, Any] = {"kind": "cites_url"}
     if pages:
         cited = {"kind": "source_supports", "value": city}
-    return {
-        "format": "questweb.rubric/1",
-        "scoring": "quest",
-        "task_description": question,
-        "root": {
-            "id": "root",
-            "description": question,
-            "critical": False,
-            "strategy": "parallel",
-            "children": [
-                {
-                    "id": "names_city",
-                    "description": f"The answer names {city} as the capital",
-                    "critical": True,
-                    "check": {"kind": "mentions", "value": city, "context": ["capital"]},
-                },
-                {
-                    "id": "cited",
-                    "description": "The answer cites its sources",
-                    "critical": False,
-                    "check": cited,
-                },
-            ],
-        },
-    }
+    return flat_tree(question, [
+        {"id": "names_city", "description": f"The answer names {city} as the capital",
+         "critical": True, "check": {"kind": "mentions", "value": city, "context": ["capital"]}},
+        {"id": "cited", "description": "The answer cites its sources", "critical": False,
+         "check": cited},
+    ])  # fmt: skip
 
 
 def judged_tree(question: str) -> dict[str, Any]:
     """A tree only an LLM judge can decide."""
-    return {
-        "format": "questweb.rubric/1",
-        "scoring": "quest",
-        "task_description": question,
-        "root": {
-            "id": "root",
-            "description": question,
-            "critical": False,
-            "strategy": "parallel",
-            "children": [
-                {
-                    "id": "well_argued",
-                    "description": "The answer explains why the capital was chosen",
-                    "critical": False,
-                    "check": {"kind": "judge", "claim": "The answer explains the choice"},
-                }
-            ],
-        },
-    }
+    return flat_tree(question, [
+        {"id": "well_argued", "description": "The answer explains why the capital was chosen",
+         "critical": False, "check": {"kind": "judge", "claim": "The answer explains the choice"}},
+    ])  # fmt: skip
 
 
 def task(task_id: str, question: str, rubric: dict[str, Any], **extra: str) -> dict[str, Any]:
