@@ -55,6 +55,15 @@ def client_from_config(
     raise ValueError(f"unknown LLM backend {spec!r}: use {BACKENDS}")
 
 
+def client_from_option(spec: str) -> LLMClient:
+    """The client a command-line option names: OpenAI-compatible endpoints written out
+    (`URL|MODEL[|KEY_ENV]`, comma-separated, or JSON), or a backend spec as in
+    `client_from_config`. ValueError (or ImportError) when it cannot be built."""
+    if spec.strip().startswith(("http://", "https://", "[")):
+        return HTTPChat(parse_endpoints(spec))
+    return client_from_config(spec)
+
+
 def _from_json(text: str, environ: Mapping[str, str]) -> list[Endpoint]:
     try:
         entries = json.loads(text)

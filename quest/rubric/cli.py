@@ -201,13 +201,10 @@ def _judge(spec: str | None) -> ChatClient | None:
     """A chat client from --judge; a bad spec is a CLI error naming the option."""
     if not spec:
         return None
-    from quest.llm.config import client_from_config, parse_endpoints
-    from quest.llm.http import HTTPChat
+    from quest.llm.config import client_from_option
 
     try:
-        if spec.strip().startswith(("http://", "https://", "[")):
-            return HTTPChat(parse_endpoints(spec))
-        return client_from_config(spec)
+        return client_from_option(spec)
     except (ValueError, ImportError) as exc:
         raise CliError("--judge", str(exc)) from None
 

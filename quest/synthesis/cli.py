@@ -80,13 +80,10 @@ def llm_client(flag: str, spec: str | None) -> Any:
     """A chat client from an LLM option; a bad spec is a CLI error naming the option."""
     if not spec:
         return None
-    from quest.llm.config import client_from_config, parse_endpoints
-    from quest.llm.http import HTTPChat
+    from quest.llm.config import client_from_option
 
     try:
-        if spec.strip().startswith(("http://", "https://", "[")):
-            return HTTPChat(parse_endpoints(spec))
-        return client_from_config(spec)
+        return client_from_option(spec)
     except (ValueError, ImportError) as exc:
         raise UsageError(f"{flag}: {exc}") from None
 
