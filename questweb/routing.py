@@ -5,7 +5,9 @@ from __future__ import annotations
 from django.urls import URLPattern, path
 
 from apps.live.consumers import SessionConsumer
+from apps.training.consumers import JobConsumer
 
 websocket_urlpatterns: list[URLPattern] = [
     path("ws/live/<uuid:public_id>/", SessionConsumer.as_asgi()),
+    path("ws/training/<int:job_id>/", JobConsumer.as_asgi()),
 ]

@@ -40,6 +40,7 @@ INSTALLED_APPS = [
     "apps.live",
     "apps.audit",
     "apps.synthesis",
+    "apps.training",
 ]
 
 MIDDLEWARE = [
@@ -207,6 +208,13 @@ IMPORT_TIMEOUT_MINUTES = config.env_int(ENV, "QUESTWEB_IMPORT_TIMEOUT_MINUTES", 
 # A running synthesis batch that writes no candidate for this long is ended, failed (its worker
 # probably died); one candidate, its probes and its baseline run take seconds.
 SYNTHESIS_STALL_MINUTES = config.env_int(ENV, "QUESTWEB_SYNTHESIS_STALL_MINUTES", default=30)
+
+# Training datasets (datasets/<id>/) and runs (runs/<id>/: checkpoints, metrics, logs).
+TRAINING_DIR = config.path_setting(ENV, "QUESTWEB_TRAINING_DIR", DATA_DIR / "training")
+# A running training job, dataset build or evaluation whose worker has not reported for this
+# long is ended, failed: its worker died (the supervisor reports every few seconds, whatever
+# the length of a step).
+TRAINING_STALL_SECONDS = config.env_int(ENV, "QUESTWEB_TRAINING_STALL_SECONDS", default=180)
 
 LOGGING = {
     "version": 1,

@@ -43,6 +43,12 @@ app.conf.beat_schedule = {
         "schedule": 60.0,
         "options": {"queue": Queue.DEFAULT.value, "expires": 120},
     },
+    # Training jobs, dataset builds and evaluations whose worker died end failed.
+    "training-watchdog": {
+        "task": "apps.training.tasks.training_watchdog",
+        "schedule": 60.0,
+        "options": {"queue": Queue.DEFAULT.value, "expires": 120},
+    },
 }
 app.conf.imports = ("workers.tasks",)
 app.autodiscover_tasks()

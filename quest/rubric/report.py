@@ -120,6 +120,14 @@ class ScoreReport:
     def unverified(self) -> tuple[str, ...]:
         return self._leaves_where(None)
 
+    @property
+    def leaves_passed(self) -> int:
+        return self._statuses.count("pass")
+
+    @property
+    def leaves_total(self) -> int:
+        return len(self._statuses)
+
     def _leaves_where(self, status: str | None) -> tuple[str, ...]:
         return tuple(compress(self._compiled.leaf_ids, [s == status for s in self._statuses]))
 

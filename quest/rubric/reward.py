@@ -51,6 +51,8 @@ class Reward:
     valid_rate: float
     citations: tuple[LabelledCitation, ...] = ()
     reason: str = ""
+    # (passed, total) leaves of the tree, when it was scored: what a rollout table shows.
+    leaves: tuple[int, int] | None = None
 
     @property
     def dropped(self) -> bool:
@@ -64,6 +66,7 @@ class Reward:
             "valid_rate": self.valid_rate,
             "reason": self.reason,
             "citations": [c.to_dict() for c in self.citations],
+            "leaves": list(self.leaves) if self.leaves is not None else None,
         }
 
 
@@ -130,13 +133,14 @@ def reward_from_report(report: ScoreReport, labels: Sequence[LabelledCitation]) 
     """R for an objective task. An incomplete report whose undecided leaves could still move
     the score is a verifier that did not run: the task is dropped."""
     rate = valid_rate(labels)
+    leaves = (report.leaves_passed, report.leaves_total)
     if report.root_score_lower != report.root_score_upper:
         bracket = f"[{report.root_score_lower:.3f}, {report.root_score_upper:.3f}]"
         undecided = f"{len(report.errored)} errored and {len(report.unverified)} unverified leaves"
         reason = f"{undecided} leave the score in {bracket}"
-        return Reward(None, None, rate, tuple(labels), reason)
+        return Reward(None, None, rate, tuple(labels), reason, leaves)
     base = report.root_score
-    return Reward(combine(base, rate), base, rate, tuple(labels))
+    return Reward(combine(base, rate), base, rate, tuple(labels), leaves=leaves)
 
 
 def answer_reward(

@@ -42,6 +42,8 @@ from quest.training.tokens import tokenize_row
 
 FINAL_DIR = "final"
 CONFIG_FILE = "config.yaml"
+ROLLOUTS = "rollouts.jsonl"  # one line per GRPO rollout: what the run's rollout table shows
+EXCERPT_CHARS = 2_000
 IGNORED = -100
 
 
@@ -203,7 +205,9 @@ def _grpo_trainer(config: TrainConfig, model: Any, tokenizer: Any, stop: Any) ->
     )
     return GRPOTrainer(
         model=model,
-        reward_funcs=[rubric_reward_func(config.corpus, stats)],
+        reward_funcs=[
+            rubric_reward_func(config.corpus, stats, rollouts=Path(config.output_dir) / ROLLOUTS)
+        ],
         args=args,
         train_dataset=Dataset.from_list(rows),
         processing_class=tokenizer,
@@ -229,9 +233,12 @@ def _budgets(config: TrainConfig) -> Budgets:
     )
 
 
-def rubric_reward_func(corpus: str, stats: RolloutStats) -> Callable[..., list[float | None]]:
+def rubric_reward_func(
+    corpus: str, stats: RolloutStats, *, rollouts: Path | None = None
+) -> Callable[..., list[float | None]]:
     """TRL's reward function: the rubric reward of each rollout's last model turn (None: the
-    verifier could not run, which TRL leaves out of the group's baseline)."""
+    verifier could not run, which TRL leaves out of the group's baseline). With `rollouts`,
+    each rollout's question, answer excerpt and reward components are appended there."""
     import time
 
     store = corpus_store(corpus)
@@ -240,7 +247,7 @@ def rubric_reward_func(corpus: str, stats: RolloutStats) -> Callable[..., list[f
         ground_truth: Sequence[str],
         final_output: Sequence[str],
         log_metric: Callable[[str, float], None] | None = None,
-        **_: Any,
+        **extra: Any,
     ) -> list[float | None]:
         started = time.monotonic()
         rewards = [
@@ -251,9 +258,43 @@ def rubric_reward_func(corpus: str, stats: RolloutStats) -> Callable[..., list[f
         if log_metric is not None:
             for name, value in _components(rewards).items():
                 log_metric(name, value)
+        if rollouts is not None:
+            _append_rollouts(rollouts, rewards, final_output, extra)
         return [reward.value for reward in rewards]
 
     return rubric
+
+
+def _append_rollouts(
+    path: Path, rewards: Sequence[Reward], outputs: Sequence[str], extra: dict[str, Any]
+) -> None:
+    import json
+
+    from quest.agent.prompts import split_user_prompt
+
+    state = extra.get("trainer_state")
+    step = int(getattr(state, "global_step", 0)) + 1  # the step these rollouts train
+    prompts = extra.get("prompts") or [None] * len(rewards)
+    statuses = extra.get("status") or [""] * len(rewards)
+    with path.open("a", encoding="utf-8") as handle:
+        for index, (reward, text, prompt, status) in enumerate(
+            zip(rewards, outputs, prompts, statuses, strict=False)
+        ):
+            question = split_user_prompt(prompt[-1]["content"])[0] if prompt else ""
+            record = {
+                "step": step,
+                "index": index,
+                "question": question[:EXCERPT_CHARS],
+                "completion": text[-EXCERPT_CHARS:],
+                "status": status,
+                "reward": reward.value,
+                "base": reward.base,
+                "citation": _citation(reward) if reward.value is not None else None,
+                "valid_rate": reward.valid_rate,
+                "leaves": list(reward.leaves) if reward.leaves else None,
+                "reason": reward.reason[:500],
+            }
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
 
 
 def _reward(tree: CompiledTree | str, text: str, store: Any) -> Reward:

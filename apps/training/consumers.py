@@ -1,0 +1,96 @@
+"""The websocket a viewer watches a training job through: `ws/training/<job id>/?after=LINE`.
+
+It joins the job's group first, then sends the job's status and every stored metric after
+`after` from the database, so none falls between the two; a metric that arrives both ways is
+dropped by its line number.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import parse_qs
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+
+from apps.common.errors import DomainError, NotAuthenticated
+from apps.training import selectors
+from apps.training.broadcast import group_name, metric_message, status_message
+from apps.training.models import TrainingJob
+
+CLOSE_UNAUTHENTICATED = 4401
+CLOSE_NOT_FOUND = 4404
+CLOSE_BAD_REQUEST = 4400
+
+
+def _after(query_string: bytes) -> int | None:
+    values = parse_qs(query_string.decode("latin-1")).get("after", ["-1"])
+    try:
+        after = int(values[-1])
+    except ValueError:
+        return None
+    return after if after >= -1 else None
+
+
+class JobConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
+    job: TrainingJob
+    group: str
+    last_line: int
+
+    async def connect(self) -> None:
+        after = _after(self.scope.get("query_string", b""))
+        if after is None:
+            await self._refuse(CLOSE_BAD_REQUEST)
+            return
+        try:
+            self.job = await database_sync_to_async(selectors.job_get)(
+                user=self.scope.get("user"), job_id=self.scope["url_route"]["kwargs"]["job_id"]
+            )
+        except NotAuthenticated:
+            await self._refuse(CLOSE_UNAUTHENTICATED)
+            return
+        except DomainError:
+            await self._refuse(CLOSE_NOT_FOUND)
+            return
+        self.group = group_name(self.job.pk)
+        self.last_line = after
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+        await self._catch_up()
+
+    async def _refuse(self, code: int) -> None:
+        # Accepted first so the browser gets the close code rather than a bare handshake error.
+        await self.accept()
+        await self.close(code=code)
+
+    async def disconnect(self, code: int) -> None:
+        if hasattr(self, "group"):
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def receive_json(self, content: Any, **kwargs: Any) -> None:
+        """Viewers have nothing to say; the socket is one-way."""
+
+    async def training_update(self, message: dict[str, Any]) -> None:
+        line = message.get("line")
+        if line is None:  # a status change
+            await self.send(text_data=message["text"])
+            return
+        if line <= self.last_line:
+            return
+        if line == self.last_line + 1:
+            await self.send(text_data=message["text"])
+            self.last_line = line
+            return
+        await self._catch_up()
+
+    async def _catch_up(self) -> None:
+        job, metrics = await database_sync_to_async(self._read)()
+        await self.send_json(status_message(job))
+        for metric in metrics:
+            await self.send(text_data=json.dumps(metric_message(metric)))
+            self.last_line = metric.line
+
+    def _read(self) -> tuple[TrainingJob, list[Any]]:
+        job = TrainingJob.objects.get(pk=self.job.pk)
+        return job, selectors.metrics_after(job, after=self.last_line)

@@ -1,0 +1,218 @@
+"""Reads for training pages and REST: datasets, jobs with their metrics, rollouts, logs and
+checkpoints on disk, presets, evaluations; and which gated tasks are held out."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.paginator import Page, Paginator
+from django.db.models import QuerySet
+
+from apps.accounts.permissions import require_role
+from apps.accounts.roles import Role
+from apps.common.errors import NotFound
+from apps.rubrics.models import RubricVersion, Task
+from apps.training.models import (
+    Evaluation,
+    TrainingDataset,
+    TrainingJob,
+    TrainingMetric,
+    TrainingPreset,
+    TrainingRollout,
+)
+
+MAX_PAGE_SIZE = 200
+LOG_TAIL_BYTES = 64_000
+# The share of gated tasks no dataset ever uses: an evaluation's default held-out set.
+HOLDOUT_SHARE = 0.2
+PREVIEW_FILE = "preview.json"
+
+
+def held_out(task_id: int | str) -> bool:
+    """A fixed split by task id, the same in every process and every run: adding tasks never
+    moves an old one across it."""
+    digest = hashlib.sha256(f"questweb-holdout:{task_id}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") / 2**32 < HOLDOUT_SHARE
+
+
+def gated_versions(*, split: str) -> Iterator[tuple[Task, RubricVersion]]:
+    """The training gate's tasks (accepted in an audit, probed sound) with their gated tree
+    version, of one split: "train", "held_out" or "all"."""
+    from apps.audit.selectors import training_versions
+
+    for task, version in training_versions():
+        if split == "all" or held_out(task.pk) == (split == "held_out"):
+            yield task, version
+
+
+def task_record(task: Task, version: RubricVersion) -> dict[str, Any]:
+    """A gated task as quest.training.tasks reads it."""
+    return {
+        "task_id": str(task.pk),
+        "question": task.question,
+        "rubric": version.tree,
+        "type": task.type,
+        "category": task.category,
+    }
+
+
+def split_counts() -> dict[str, int]:
+    counts = {"train": 0, "held_out": 0}
+    for task, _ in gated_versions(split="all"):
+        counts["held_out" if held_out(task.pk) else "train"] += 1
+    return counts
+
+
+def _viewer(user: Any) -> None:
+    require_role(user, Role.VIEWER)
+
+
+def dataset_list(*, user: Any) -> QuerySet[TrainingDataset]:
+    _viewer(user)
+    return TrainingDataset.objects.select_related("created_by")
+
+
+def dataset_get(*, user: Any, dataset_id: int) -> TrainingDataset:
+    _viewer(user)
+    try:
+        return TrainingDataset.objects.select_related("created_by").get(pk=dataset_id)
+    except TrainingDataset.DoesNotExist:
+        raise NotFound(f"no dataset {dataset_id}") from None
+
+
+def dataset_preview(dataset: TrainingDataset) -> list[dict[str, Any]]:
+    """The first rows with the chat template applied, as [{"segments": [[text, trained]]}]."""
+    path = Path(dataset.directory) / PREVIEW_FILE
+    try:
+        return list(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        return []
+
+
+def job_list(*, user: Any) -> QuerySet[TrainingJob]:
+    _viewer(user)
+    return TrainingJob.objects.select_related("created_by", "dataset")
+
+
+def job_get(*, user: Any, job_id: int) -> TrainingJob:
+    _viewer(user)
+    try:
+        return TrainingJob.objects.select_related("created_by", "dataset", "resumed_from").get(
+            pk=job_id
+        )
+    except TrainingJob.DoesNotExist:
+        raise NotFound(f"no training job {job_id}") from None
+
+
+def metrics_after(job: TrainingJob, *, after: int = -1, limit: int = 5_000) -> list[TrainingMetric]:
+    return list(job.metrics.filter(line__gt=after).order_by("line")[:limit])
+
+
+def metric_series(job: TrainingJob) -> list[dict[str, Any]]:
+    """Every logged step as {"step", **values} (summaries left out)."""
+    return [
+        {"step": m.step, **m.values}
+        for m in job.metrics.filter(kind="step").order_by("line").only("step", "values")
+    ]
+
+
+def rollout_page(
+    job: TrainingJob, *, step: int | None, page: int, page_size: int = 20
+) -> Page[TrainingRollout]:
+    rows = job.rollouts.all()
+    if step is not None:
+        rows = rows.filter(step=step)
+    return Paginator(rows.order_by("-step", "index"), page_size).get_page(page)
+
+
+def rollout_steps(job: TrainingJob) -> list[int]:
+    return list(job.rollouts.order_by("-step").values_list("step", flat=True).distinct())
+
+
+def log_tail(job: TrainingJob, *, max_bytes: int = LOG_TAIL_BYTES) -> str:
+    """The end of the run's log (train.log in its output directory): kept after a failure."""
+    return file_tail(Path(job.output_dir) / "train.log", max_bytes=max_bytes)
+
+
+def file_tail(path: Path, *, max_bytes: int = LOG_TAIL_BYTES) -> str:
+    try:
+        with path.open("rb") as handle:
+            handle.seek(0, 2)
+            size = handle.tell()
+            handle.seek(max(0, size - max_bytes))
+            data = handle.read()
+    except OSError:
+        return ""
+    text = data.decode("utf-8", errors="replace")
+    return text if size <= max_bytes else "…" + text.split("\n", 1)[-1]
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    name: str
+    path: str
+    step: int
+    size_bytes: int
+    final: bool = False
+
+
+def checkpoints(job: TrainingJob) -> list[Checkpoint]:
+    """Checkpoints on disk (checkpoint-N and final), newest step first, with size."""
+    out = Path(job.output_dir)
+    found = []
+    for path in out.glob("checkpoint-*"):
+        step = path.name.removeprefix("checkpoint-")
+        if step.isdigit() and (path / "trainer_state.json").is_file():
+            found.append(Checkpoint(path.name, str(path), int(step), _size(path)))
+    final = out / "final"
+    if (final / "config.json").is_file():
+        found.append(Checkpoint("final", str(final), job.step, _size(final), final=True))
+    return sorted(found, key=lambda c: (c.step, c.final), reverse=True)
+
+
+def _size(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def checkpoint_get(job: TrainingJob, name: str) -> Checkpoint:
+    for checkpoint in checkpoints(job):
+        if checkpoint.name == name:
+            return checkpoint
+    raise NotFound(f"job {job.pk} has no checkpoint {name!r}")
+
+
+def preset_list(*, user: Any) -> QuerySet[TrainingPreset]:
+    _viewer(user)
+    return TrainingPreset.objects.all()
+
+
+def preset_get(*, user: Any, preset_id: int) -> TrainingPreset:
+    _viewer(user)
+    try:
+        return TrainingPreset.objects.get(pk=preset_id)
+    except TrainingPreset.DoesNotExist:
+        raise NotFound(f"no preset {preset_id}") from None
+
+
+def evaluation_list(*, user: Any, job: TrainingJob | None = None) -> QuerySet[Evaluation]:
+    _viewer(user)
+    rows = Evaluation.objects.select_related("created_by", "job")
+    return rows.filter(job=job) if job is not None else rows
+
+
+def evaluation_get(*, user: Any, evaluation_id: int) -> Evaluation:
+    _viewer(user)
+    try:
+        return Evaluation.objects.select_related("created_by", "job").get(pk=evaluation_id)
+    except Evaluation.DoesNotExist:
+        raise NotFound(f"no evaluation {evaluation_id}") from None
+
+
+def training_root() -> Path:
+    return Path(settings.TRAINING_DIR)
