@@ -14,6 +14,7 @@ from apps.corpus.api import router as corpus_router
 from apps.live.api import router as live_router
 from apps.rubrics.api import router as rubrics_router
 from apps.synthesis.api import router as synthesis_router
+from apps.training.api import router as training_router
 from questweb import __version__
 
 api = NinjaAPI(
@@ -53,3 +54,4 @@ api.add_router("/", corpus_router)
 api.add_router("/", live_router)
 api.add_router("/", audit_router)
 api.add_router("/", synthesis_router)
+api.add_router("/", training_router)

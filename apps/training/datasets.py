@@ -46,7 +46,7 @@ def build(dataset_id: int, beat: Beat) -> None:
     try:
         built = _BUILDERS[DatasetKind(dataset.kind)](dataset, partial, beat)
         rows_file = partial / f"{dataset.kind}.jsonl"
-        built["tokens"] = _token_stats(rows_file, partial)
+        built["stats"]["tokens"] = _token_stats(rows_file, partial)
     except Cancelled:
         shutil.rmtree(partial, ignore_errors=True)
         return
@@ -194,8 +194,8 @@ def _judge(policy: str) -> Any:
     return llm.client_for(model)
 
 
-@functools.cache
 def _store() -> Any:
+    """The corpus's pages (the corpus app keeps one store per corpus version)."""
     from apps.corpus.selectors import store
 
     return store()

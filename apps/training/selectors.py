@@ -19,7 +19,9 @@ from apps.accounts.roles import Role
 from apps.common.errors import NotFound
 from apps.rubrics.models import RubricVersion, Task
 from apps.training.models import (
+    ENDED,
     Evaluation,
+    Status,
     TrainingDataset,
     TrainingJob,
     TrainingMetric,
@@ -216,3 +218,35 @@ def evaluation_get(*, user: Any, evaluation_id: int) -> Evaluation:
 
 def training_root() -> Path:
     return Path(settings.TRAINING_DIR)
+
+
+def dataset_file_path(dataset: TrainingDataset, name: str) -> Path:
+    """One of the files the build listed: a name looked up, never a path taken from a request."""
+    listed = dataset.stats.get("files") or []
+    path = Path(dataset.directory) / name
+    if name not in listed or not path.is_file():
+        raise NotFound(f"dataset {dataset.pk} has no file {name!r}")
+    return path
+
+
+# ---- page helpers ---------------------------------------------------------------------------
+
+
+def dataset_built(*, user: Any, kind: str | None = None) -> QuerySet[TrainingDataset]:
+    """Datasets a job can train on (built, with rows), of one kind or all."""
+    rows = dataset_list(user=user).filter(status=Status.DONE, rows__gt=0)
+    return rows.filter(kind=kind) if kind else rows
+
+
+def last_metric_line(job: TrainingJob) -> int:
+    """The last stored metrics.jsonl line (-1: none): where a live page's websocket resumes."""
+    line = job.metrics.order_by("-line").values_list("line", flat=True).first()
+    return -1 if line is None else int(line)
+
+
+def ended_checkpoints(*, user: Any, limit: int = 30) -> list[tuple[TrainingJob, Checkpoint]]:
+    """The checkpoints on disk of the latest ended jobs: base models a new job can start from."""
+    jobs = job_list(user=user).filter(status__in=ENDED)[:limit]
+    return [
+        (job, checkpoint) for job in jobs if job.output_dir for checkpoint in checkpoints(job)
+    ]

@@ -37,6 +37,7 @@ from apps.training.models import (
 
 SCRIPTED = "scripted"
 MAX_QUEUED_PER_USER = 5
+MAX_STEPS = 1_000_000
 NAME_MAX = 120
 # The dataset kind each job kind trains on.
 JOB_DATASET = {
@@ -258,9 +259,12 @@ def job_config(
     if kind == JobKind.GRPO:
         data["corpus"] = str(settings.CORPUS_DIR)
     try:
-        return parse_config(data)
+        config = parse_config(data)
     except ConfigError as error:
         raise Invalid(str(error)) from None
+    if config.max_steps > MAX_STEPS:  # the job's step counters are 32-bit columns
+        raise Invalid(f"max_steps: at most {MAX_STEPS:,}")
+    return config
 
 
 def config_preview(

@@ -1,0 +1,418 @@
+"""REST for training: datasets, jobs (launch, cancel, resume, metrics, rollouts, log,
+checkpoints), run comparison, presets and evaluations; the same services and selectors as the
+pages. Everyone with a role reads; only admins write."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from django.http import FileResponse, HttpRequest
+from ninja import Field, Query, Router, Status
+
+from apps.common.errors import Invalid
+from apps.common.schemas import Id, PageNumber, errors
+from apps.training import compare, selectors, services
+from apps.training.models import Evaluation, TrainingDataset, TrainingJob, TrainingPreset
+from apps.training.schemas import (
+    CheckpointOut,
+    CompareOut,
+    ConfigPreviewOut,
+    DatasetIn,
+    DatasetOut,
+    DatasetPageOut,
+    EvaluationIn,
+    EvaluationOut,
+    EvaluationPageOut,
+    JobIn,
+    JobOut,
+    JobPageOut,
+    LogOut,
+    MetricOut,
+    PresetIn,
+    PresetOut,
+    PreviewRowOut,
+    ResumeIn,
+    RolloutOut,
+    RolloutPageOut,
+)
+
+router = Router(tags=["training"])
+
+PageSize = Annotated[int, Field(ge=1, le=selectors.MAX_PAGE_SIZE)]
+Line = Annotated[int, Field(ge=-1, le=2**31 - 1)]
+Step = Annotated[int, Field(ge=0, le=2**31 - 1)]
+FileName = Annotated[str, Field(max_length=64)]
+BINARY = {"schema": {"type": "string", "format": "binary"}}
+
+
+def _user(request: HttpRequest) -> Any:
+    return request.auth  # type: ignore[attr-defined]
+
+
+def _who(row: Any) -> str | None:
+    return row.created_by.username if row.created_by else None
+
+
+def _page(items: Any, page: int, page_size: int, out: Any) -> dict[str, Any]:
+    from django.core.paginator import Paginator
+
+    result = Paginator(items, page_size).get_page(page)
+    return {
+        "count": result.paginator.count,
+        "page": result.number,
+        "pages": result.paginator.num_pages,
+        "results": [out(item) for item in result],
+    }
+
+
+def dataset_out(dataset: TrainingDataset) -> dict[str, Any]:
+    fields = ("id", "name", "kind", "status", "params", "rows", "done", "total", "task_ids",
+              "stats", "error", "created_at", "started_at", "finished_at")  # fmt: skip
+    return {
+        **{name: getattr(dataset, name) for name in fields},
+        "created_by": _who(dataset),
+        "url": f"/training/datasets/{dataset.pk}/",
+    }
+
+
+def job_out(job: TrainingJob) -> dict[str, Any]:
+    fields = ("id", "name", "kind", "status", "model", "dataset_id", "resumed_from_id",
+              "config", "step", "max_steps", "cancel_requested", "summary", "error", "worker",
+              "created_at", "started_at", "finished_at")  # fmt: skip
+    return {
+        **{name: getattr(job, name) for name in fields},
+        "created_by": _who(job),
+        "url": f"/training/jobs/{job.pk}/",
+    }
+
+
+def evaluation_out(evaluation: Evaluation) -> dict[str, Any]:
+    fields = ("id", "job_id", "checkpoint", "base_model", "status", "task_ids", "budgets",
+              "done", "total", "results", "error", "created_at", "started_at",
+              "finished_at")  # fmt: skip
+    return {
+        **{name: getattr(evaluation, name) for name in fields},
+        "created_by": _who(evaluation),
+        "url": f"/training/evaluations/{evaluation.pk}/",
+    }
+
+
+def preset_out(preset: TrainingPreset) -> dict[str, Any]:
+    fields = ("id", "name", "config", "created_at")
+    return {**{name: getattr(preset, name) for name in fields}, "created_by": _who(preset)}
+
+
+# ---- datasets -------------------------------------------------------------------------------
+
+
+@router.post(
+    "/training/datasets",
+    response={202: DatasetOut, **errors(403, 409, 422, body=True)},
+    summary="Build a dataset from gated tasks on a worker (admin)",
+)
+def datasets_create(request: HttpRequest, payload: DatasetIn) -> Status[dict[str, Any]]:
+    data = payload.dict(exclude_none=True)
+    kind, name = data.pop("kind"), data.pop("name", "")
+    dataset = services.dataset_create(user=_user(request), kind=kind, name=name, params=data)
+    return Status(202, dataset_out(dataset))
+
+
+@router.get(
+    "/training/datasets",
+    response={200: DatasetPageOut, **errors(403, 422)},
+    summary="Training datasets, newest first",
+)
+def datasets_list(
+    request: HttpRequest, page: PageNumber = 1, page_size: PageSize = 50
+) -> dict[str, Any]:
+    return _page(selectors.dataset_list(user=_user(request)), page, page_size, dataset_out)
+
+
+@router.get(
+    "/training/datasets/{dataset_id}",
+    response={200: DatasetOut, **errors(403, 404, 422)},
+    summary="A dataset's progress, counts and token statistics",
+)
+def datasets_get(request: HttpRequest, dataset_id: Id) -> dict[str, Any]:
+    return dataset_out(selectors.dataset_get(user=_user(request), dataset_id=dataset_id))
+
+
+@router.post(
+    "/training/datasets/{dataset_id}/cancel",
+    response={200: DatasetOut, **errors(403, 404, 409, 422)},
+    summary="Cancel a queued or building dataset (admin)",
+)
+def datasets_cancel(request: HttpRequest, dataset_id: Id) -> dict[str, Any]:
+    return dataset_out(services.dataset_cancel(user=_user(request), dataset_id=dataset_id))
+
+
+@router.get(
+    "/training/datasets/{dataset_id}/preview",
+    response={200: list[PreviewRowOut], **errors(403, 404, 422)},
+    summary="The first rows with the chat template applied and the loss mask as runs",
+)
+def datasets_preview(request: HttpRequest, dataset_id: Id) -> list[dict[str, Any]]:
+    dataset = selectors.dataset_get(user=_user(request), dataset_id=dataset_id)
+    return selectors.dataset_preview(dataset)
+
+
+@router.get(
+    "/training/datasets/{dataset_id}/files/{name}",
+    response={200: None, **errors(403, 404, 422)},
+    summary="One of the dataset's files (rows, trajectories, tasks, verl parquet)",
+    openapi_extra={"responses": {200: {"content": {"application/octet-stream": BINARY}}}},
+)
+def datasets_file(request: HttpRequest, dataset_id: Id, name: FileName) -> FileResponse:
+    dataset = selectors.dataset_get(user=_user(request), dataset_id=dataset_id)
+    path = selectors.dataset_file_path(dataset, name)
+    return FileResponse(
+        path.open("rb"), as_attachment=True, filename=f"dataset-{dataset.pk}-{name}"
+    )
+
+
+# ---- jobs -----------------------------------------------------------------------------------
+
+
+def _params(payload: Any) -> dict[str, Any]:
+    data = payload.dict(exclude_none=True)
+    for key in ("kind", "dataset_id", "model", "name"):
+        data.pop(key, None)
+    return data
+
+
+@router.post(
+    "/training/config-preview",
+    response={200: ConfigPreviewOut, **errors(403, 404, 422, body=True)},
+    summary="The exact YAML config a launch would run (admin)",
+)
+def jobs_preview(request: HttpRequest, payload: JobIn) -> dict[str, Any]:
+    text = services.config_preview(
+        user=_user(request),
+        kind=payload.kind,
+        dataset_id=payload.dataset_id,
+        model=payload.model,
+        params=_params(payload),
+    )
+    return {"yaml": text}
+
+
+@router.post(
+    "/training/jobs",
+    response={202: JobOut, **errors(403, 404, 409, 422, body=True)},
+    summary="Launch a training run on the gpu queue (admin)",
+)
+def jobs_create(request: HttpRequest, payload: JobIn) -> Status[dict[str, Any]]:
+    job = services.job_create(
+        user=_user(request),
+        kind=payload.kind,
+        dataset_id=payload.dataset_id,
+        model=payload.model,
+        params=_params(payload),
+        name=payload.name,
+    )
+    return Status(202, job_out(job))
+
+
+@router.get(
+    "/training/jobs",
+    response={200: JobPageOut, **errors(403, 422)},
+    summary="Training jobs, newest first",
+)
+def jobs_list(
+    request: HttpRequest, page: PageNumber = 1, page_size: PageSize = 50
+) -> dict[str, Any]:
+    return _page(selectors.job_list(user=_user(request)), page, page_size, job_out)
+
+
+@router.get(
+    "/training/jobs/{job_id}",
+    response={200: JobOut, **errors(403, 404, 422)},
+    summary="A job's status, step and config",
+)
+def jobs_get(request: HttpRequest, job_id: Id) -> dict[str, Any]:
+    return job_out(selectors.job_get(user=_user(request), job_id=job_id))
+
+
+@router.post(
+    "/training/jobs/{job_id}/cancel",
+    response={200: JobOut, **errors(403, 404, 409, 422)},
+    summary="Cancel a queued job, or stop a running one after a checkpoint (admin)",
+)
+def jobs_cancel(request: HttpRequest, job_id: Id) -> dict[str, Any]:
+    return job_out(services.job_cancel(user=_user(request), job_id=job_id))
+
+
+@router.post(
+    "/training/jobs/{job_id}/resume",
+    response={202: JobOut, **errors(403, 404, 409, 422, body=True)},
+    summary="A new job continuing this one from a checkpoint (admin)",
+)
+def jobs_resume(request: HttpRequest, job_id: Id, payload: ResumeIn) -> Status[dict[str, Any]]:
+    job = services.job_resume(
+        user=_user(request), job_id=job_id, checkpoint=payload.checkpoint,
+        max_steps=payload.max_steps,
+    )  # fmt: skip
+    return Status(202, job_out(job))
+
+
+@router.get(
+    "/training/jobs/{job_id}/metrics",
+    response={200: list[MetricOut], **errors(403, 404, 422)},
+    summary="Logged steps (and the run's summary) after a line of its metrics log",
+)
+def jobs_metrics(request: HttpRequest, job_id: Id, after: Line = -1) -> list[dict[str, Any]]:
+    job = selectors.job_get(user=_user(request), job_id=job_id)
+    return [
+        {"line": m.line, "step": m.step, "kind": m.kind, "values": m.values}
+        for m in selectors.metrics_after(job, after=after)
+    ]
+
+
+@router.get(
+    "/training/jobs/{job_id}/rollouts",
+    response={200: RolloutPageOut, **errors(403, 404, 422)},
+    summary="GRPO rollouts with their reward components, newest step first",
+)
+def jobs_rollouts(
+    request: HttpRequest,
+    job_id: Id,
+    step: Step | None = None,
+    page: PageNumber = 1,
+    page_size: PageSize = 20,
+) -> dict[str, Any]:
+    job = selectors.job_get(user=_user(request), job_id=job_id)
+    result = selectors.rollout_page(job, step=step, page=page, page_size=page_size)
+    fields = RolloutOut.model_fields
+    return {
+        "count": result.paginator.count,
+        "page": result.number,
+        "pages": result.paginator.num_pages,
+        "steps": selectors.rollout_steps(job),
+        "results": [{name: getattr(r, name) for name in fields} for r in result],
+    }
+
+
+@router.get(
+    "/training/jobs/{job_id}/log",
+    response={200: LogOut, **errors(403, 404, 422)},
+    summary="The end of the run's log, kept after it ends or fails",
+)
+def jobs_log(request: HttpRequest, job_id: Id) -> dict[str, Any]:
+    return {"text": selectors.log_tail(selectors.job_get(user=_user(request), job_id=job_id))}
+
+
+@router.get(
+    "/training/jobs/{job_id}/checkpoints",
+    response={200: list[CheckpointOut], **errors(403, 404, 422)},
+    summary="The run's checkpoints on disk, newest step first, with their size",
+)
+def jobs_checkpoints(request: HttpRequest, job_id: Id) -> list[dict[str, Any]]:
+    job = selectors.job_get(user=_user(request), job_id=job_id)
+    return [vars(c) for c in selectors.checkpoints(job)]
+
+
+@router.get(
+    "/training/compare",
+    response={200: CompareOut, **errors(403, 404, 422)},
+    summary="Two to six runs side by side: config differences and their logged steps",
+)
+def jobs_compare(
+    request: HttpRequest,
+    jobs: Annotated[list[Id], Query(..., min_length=compare.MIN_JOBS, max_length=compare.MAX_JOBS)],  # type: ignore[type-arg]
+) -> dict[str, Any]:
+    user = _user(request)
+    found = [selectors.job_get(user=user, job_id=job_id) for job_id in dict.fromkeys(jobs)]
+    if len(found) < compare.MIN_JOBS:
+        raise Invalid(f"jobs: name {compare.MIN_JOBS} to {compare.MAX_JOBS} different jobs")
+    differences, _ = compare.config_diff(found)
+    return {
+        "jobs": [job_out(job) for job in found],
+        "differences": differences,
+        "series": {str(job.pk): selectors.metric_series(job) for job in found},
+    }
+
+
+# ---- presets --------------------------------------------------------------------------------
+
+
+@router.get(
+    "/training/presets",
+    response={200: list[PresetOut], **errors(403, 422)},
+    summary="Saved launch forms",
+)
+def presets_list(request: HttpRequest) -> list[dict[str, Any]]:
+    return [preset_out(p) for p in selectors.preset_list(user=_user(request))]
+
+
+@router.post(
+    "/training/presets",
+    response={201: PresetOut, **errors(403, 422, body=True)},
+    summary="Save a launch form under a name, replacing one of that name (admin)",
+)
+def presets_save(request: HttpRequest, payload: PresetIn) -> Status[dict[str, Any]]:
+    preset = services.preset_save(
+        user=_user(request), name=payload.name, kind=payload.kind, model=payload.model,
+        params=payload.params.dict(exclude_none=True),
+    )  # fmt: skip
+    return Status(201, preset_out(preset))
+
+
+@router.delete(
+    "/training/presets/{preset_id}",
+    response={204: None, **errors(403, 404, 422)},
+    summary="Delete a preset (admin)",
+)
+def presets_delete(request: HttpRequest, preset_id: Id) -> Status[None]:
+    services.preset_delete(user=_user(request), preset_id=preset_id)
+    return Status(204, None)
+
+
+# ---- evaluations ----------------------------------------------------------------------------
+
+
+@router.post(
+    "/training/jobs/{job_id}/evaluations",
+    response={202: EvaluationOut, **errors(403, 404, 409, 422, body=True)},
+    summary="Evaluate a checkpoint and the job's base model on held-out tasks (admin)",
+)
+def evaluations_create(
+    request: HttpRequest, job_id: Id, payload: EvaluationIn
+) -> Status[dict[str, Any]]:
+    budgets = {k: v for k in ("max_turns", "max_turn_tokens") if (v := getattr(payload, k))}
+    evaluation = services.evaluation_create(
+        user=_user(request), job_id=job_id, checkpoint=payload.checkpoint,
+        compare_base=payload.compare_base, limit=payload.limit, budgets=budgets,
+    )  # fmt: skip
+    return Status(202, evaluation_out(evaluation))
+
+
+@router.get(
+    "/training/evaluations",
+    response={200: EvaluationPageOut, **errors(403, 422)},
+    summary="Evaluations, newest first",
+)
+def evaluations_list(
+    request: HttpRequest, page: PageNumber = 1, page_size: PageSize = 50
+) -> dict[str, Any]:
+    rows = selectors.evaluation_list(user=_user(request))
+    return _page(rows, page, page_size, evaluation_out)
+
+
+@router.get(
+    "/training/evaluations/{evaluation_id}",
+    response={200: EvaluationOut, **errors(403, 404, 422)},
+    summary="An evaluation's progress, per-model summaries with 95% intervals, and the difference",
+)
+def evaluations_get(request: HttpRequest, evaluation_id: Id) -> dict[str, Any]:
+    user = _user(request)
+    return evaluation_out(selectors.evaluation_get(user=user, evaluation_id=evaluation_id))
+
+
+@router.post(
+    "/training/evaluations/{evaluation_id}/cancel",
+    response={200: EvaluationOut, **errors(403, 404, 409, 422)},
+    summary="Cancel an evaluation; what it measured stays (admin)",
+)
+def evaluations_cancel(request: HttpRequest, evaluation_id: Id) -> dict[str, Any]:
+    user = _user(request)
+    return evaluation_out(services.evaluation_cancel(user=user, evaluation_id=evaluation_id))

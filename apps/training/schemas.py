@@ -1,0 +1,264 @@
+"""REST shapes of training. Every number is bounded here, at the door (the config's own rules,
+cross-field ones included, are quest.training.config's and come back as a 422 naming the
+field)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from ninja import Field, Schema
+
+from apps.common.schemas import INTEGER_MAX
+from apps.training.models import DatasetKind, JobKind, Status
+
+Name = Annotated[str, Field(max_length=120)]
+Ratio = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
+Rate = Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)]
+Steps = Annotated[int, Field(ge=1, le=1_000_000)]
+Tokens = Annotated[int, Field(ge=1, le=1_048_576)]
+Kind = Literal[tuple(JobKind.values)]  # type: ignore[valid-type]
+DataKind = Literal[tuple(DatasetKind.values)]  # type: ignore[valid-type]
+StatusName = Literal[tuple(Status.values)]  # type: ignore[valid-type]
+
+
+class DatasetIn(Schema):
+    kind: DataKind = Field(description="rl: prompts; sft: sessions of collected trajectories; mid")
+    name: Name = ""
+    split: Literal["train", "all"] | None = Field(
+        default=None, description="rl, sft: gated tasks of the train split (held-out never)"
+    )
+    limit: int | None = Field(default=None, ge=0, le=100_000, description="0: every task")
+    policy: str | None = Field(
+        default=None, max_length=200, description="sft: scripted or a model live sessions use"
+    )
+    attempts: int | None = Field(default=None, ge=1, le=16, description="sft: rollouts a task")
+    min_reward: Ratio | None = Field(default=None, description="sft: keep rollouts at least this")
+    hint_retry: bool | None = Field(
+        default=None, description="sft: retry a failed task once with its failed leaves as hint"
+    )
+    source_dataset: int | None = Field(
+        default=None, ge=1, le=2**63 - 1, description="mid: the SFT dataset whose trajectories"
+    )
+
+
+class DatasetOut(Schema):
+    id: int
+    name: str
+    kind: str
+    status: StatusName
+    params: dict[str, Any]
+    rows: int
+    done: int
+    total: int
+    task_ids: list[str]
+    stats: dict[str, Any]
+    error: str
+    created_by: str | None
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    url: str
+
+
+class DatasetPageOut(Schema):
+    count: int
+    page: int
+    pages: int
+    results: list[DatasetOut]
+
+
+class PreviewRowOut(Schema):
+    row: int
+    meta: dict[str, Any]
+    segments: list[tuple[str, bool]] = Field(description="[text, trained] runs, in order")
+
+
+class SFTIn(Schema):
+    learning_rate: Rate | None = None
+    batch_size: int | None = Field(default=None, ge=1, le=4096)
+    gradient_accumulation_steps: int | None = Field(default=None, ge=1, le=4096)
+    max_length: int | None = Field(default=None, ge=8, le=1_048_576)
+    warmup_ratio: float | None = Field(default=None, ge=0, lt=1, allow_inf_nan=False)
+    weight_decay: float | None = Field(default=None, ge=0, le=10, allow_inf_nan=False)
+    lr_scheduler: Literal["cosine", "linear", "constant"] | None = None
+
+
+class GRPOIn(Schema):
+    num_generations: int | None = Field(default=None, ge=2, le=1024)
+    prompts_per_step: int | None = Field(default=None, ge=1, le=4096)
+    learning_rate: Rate | None = None
+    epsilon: float | None = Field(default=None, gt=0, le=10, allow_inf_nan=False)
+    epsilon_high: float | None = Field(default=None, gt=0, le=10, allow_inf_nan=False)
+    beta: float | None = Field(default=None, ge=0, le=100, allow_inf_nan=False)
+    temperature: float | None = Field(default=None, gt=0, le=10, allow_inf_nan=False)
+    loss_type: Literal["dapo", "dr_grpo", "grpo", "bnpo"] | None = None
+
+
+class RolloutIn(Schema):
+    max_turns: int | None = Field(default=None, ge=1, le=1000)
+    max_turn_tokens: Tokens | None = None
+    max_session_tokens: Tokens | None = None
+    max_tool_chars: int | None = Field(default=None, ge=1, le=1_000_000)
+    condense_at_tokens: Tokens | None = None
+    max_invalid: int | None = Field(default=None, ge=1, le=100)
+
+
+class JobParamsIn(Schema):
+    """Unset fields take the defaults: QUEST-SPEC §6 for GRPO, §5 for rollout budgets."""
+
+    max_steps: Steps | None = None
+    save_steps: Steps | None = None
+    logging_steps: Steps | None = None
+    seed: int | None = Field(default=None, ge=0, le=INTEGER_MAX)
+    sft: SFTIn | None = None
+    grpo: GRPOIn | None = None
+    rollout: RolloutIn | None = None
+
+
+class JobIn(JobParamsIn):
+    kind: Kind
+    dataset_id: int = Field(ge=1, le=2**63 - 1)
+    model: str = Field(
+        max_length=500,
+        description="tiny, smollm2, or an absolute path to a model directory (here, or only "
+        "on the gpu workers)",
+    )
+    name: Name = ""
+
+
+class ConfigPreviewOut(Schema):
+    yaml: str
+
+
+class JobOut(Schema):
+    id: int
+    name: str
+    kind: str
+    status: StatusName
+    model: str
+    dataset_id: int | None
+    resumed_from_id: int | None
+    config: dict[str, Any]
+    step: int
+    max_steps: int
+    cancel_requested: bool
+    summary: dict[str, Any]
+    error: str
+    worker: str
+    created_by: str | None
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    url: str
+
+
+class JobPageOut(Schema):
+    count: int
+    page: int
+    pages: int
+    results: list[JobOut]
+
+
+class MetricOut(Schema):
+    line: int
+    step: int
+    kind: str
+    values: dict[str, float | None]
+
+
+class RolloutOut(Schema):
+    step: int
+    index: int
+    question: str
+    completion: str
+    status: str
+    reward: float | None
+    base: float | None
+    citation: float | None
+    valid_rate: float | None
+    leaves_passed: int | None
+    leaves_total: int | None
+    reason: str
+
+
+class RolloutPageOut(Schema):
+    count: int
+    page: int
+    pages: int
+    steps: list[int]
+    results: list[RolloutOut]
+
+
+class LogOut(Schema):
+    text: str = Field(description="The end of the run's log (at most 64 KB)")
+
+
+class CheckpointOut(Schema):
+    name: str
+    step: int
+    size_bytes: int
+    final: bool
+    path: str
+
+
+class ResumeIn(Schema):
+    checkpoint: str = Field(max_length=64, description="checkpoint-N of the job")
+    max_steps: Steps | None = Field(default=None, description="default: the job's max_steps")
+
+
+class CompareOut(Schema):
+    jobs: list[JobOut]
+    differences: dict[str, dict[str, Any]] = Field(
+        description="Dotted config key → {job id: value}, for keys where the jobs differ"
+    )
+    series: dict[str, list[dict[str, Any]]] = Field(description="Job id → logged steps")
+
+
+class PresetIn(Schema):
+    name: Name
+    kind: Kind
+    model: str = Field(max_length=500)
+    params: JobParamsIn = Field(default_factory=JobParamsIn)
+
+
+class PresetOut(Schema):
+    id: int
+    name: str
+    config: dict[str, Any]
+    created_by: str | None
+    created_at: datetime
+
+
+class EvaluationIn(Schema):
+    checkpoint: str = Field(default="final", max_length=64, description="final or checkpoint-N")
+    compare_base: bool = Field(default=True, description="Also run the job's base model")
+    limit: int = Field(default=40, ge=1, le=2000, description="Held-out tasks to run")
+    max_turns: int | None = Field(default=None, ge=1, le=50)
+    max_turn_tokens: int | None = Field(default=None, ge=16, le=10_240)
+
+
+class EvaluationOut(Schema):
+    id: int
+    job_id: int | None
+    checkpoint: str
+    base_model: str
+    status: StatusName
+    task_ids: list[str]
+    budgets: dict[str, Any]
+    done: int
+    total: int
+    results: dict[str, Any]
+    error: str
+    created_by: str | None
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    url: str
+
+
+class EvaluationPageOut(Schema):
+    count: int
+    page: int
+    pages: int
+    results: list[EvaluationOut]
