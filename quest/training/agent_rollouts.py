@@ -68,12 +68,25 @@ class TokenCounter:
         return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
 
 
+# (session ids so far, tokens allowed) -> (sampled ids, their log-probs)
+Sampler = Callable[[list[int], int], tuple[list[int], list[float]]]
+
+
 class TokenPolicy:
     name = "trained-model"
 
-    def __init__(self, model: Any, tokenizer: Any, *, temperature: float, max_tokens: int) -> None:
+    def __init__(
+        self,
+        model: Any,
+        tokenizer: Any,
+        *,
+        temperature: float,
+        max_tokens: int,
+        sampler: Sampler | None = None,
+    ) -> None:
         self.model, self.tokenizer = model, tokenizer
         self.temperature, self.max_tokens = temperature, max_tokens
+        self.sampler = sampler  # None: the model's own generate
         self.context_limit = int(getattr(model.config, "max_position_embeddings", 0) or 0)
         self.sessions: list[Session] = []
 
@@ -109,6 +122,8 @@ class TokenPolicy:
             room = min(room, self.context_limit - len(ids))
         if room < 1:
             raise LLMError(f"the session fills the model's {self.context_limit}-token context")
+        if self.sampler is not None:
+            return self.sampler(ids, room)
         inputs = torch.tensor([ids], device=self.model.device)
         with torch.no_grad():
             out = self.model.generate(
@@ -123,6 +138,7 @@ class TokenPolicy:
                 pad_token_id=self.tokenizer.pad_token_id,
                 output_scores=True,
                 return_dict_in_generate=True,
+                use_cache=True,
             )
         sampled = out.sequences[0, len(ids) :].tolist()
         logprobs = [
@@ -181,12 +197,24 @@ def make_rollout_func(
     *, toolbox: Toolbox, budgets: Budgets, temperature: float, stats: RolloutStats
 ) -> Callable[[list[Any], Any], dict[str, list[Any]]]:
     def rollout_func(prompts: list[Any], trainer: Any) -> dict[str, list[Any]]:
+        from trl.models.utils import unwrap_model_for_generation
+
         started = time.monotonic()
-        model = trainer.accelerator.unwrap_model(trainer.model)
         tokenizer = trainer.processing_class
-        rows = [
-            rollout_row(model, tokenizer, p, toolbox, budgets, temperature, stats) for p in prompts
-        ]
+        # As TRL's own generation does: gradient checkpointing off (with it on, transformers
+        # turns the KV cache off and every sampled token recomputes the whole sequence) and,
+        # under DeepSpeed ZeRO-3, the sharded weights gathered for the rollouts.
+        with unwrap_model_for_generation(
+            trainer.model_wrapped,
+            trainer.accelerator,
+            gather_deepspeed3_params=trainer.args.ds3_gather_for_generation,
+            gradient_checkpointing_kwargs=trainer.args.gradient_checkpointing_kwargs,
+        ) as model:
+            sampler = vllm_sampler(trainer) if getattr(trainer, "use_vllm", False) else None
+            rows = [
+                rollout_row(model, tokenizer, p, toolbox, budgets, temperature, stats, sampler)
+                for p in prompts
+            ]
         stats.seconds += time.monotonic() - started
         return {key: [row[key] for row in rows] for key in rows[0]}
 
@@ -201,12 +229,14 @@ def rollout_row(
     budgets: Budgets,
     temperature: float,
     stats: RolloutStats,
+    sampler: Sampler | None = None,
 ) -> dict[str, Any]:
     """One agent run from an RL row's prompt, as the training row of its last session."""
     question = split_user_prompt(prompt[-1]["content"])[0]
     policy = TokenPolicy(
-        model, tokenizer, temperature=temperature, max_tokens=budgets.max_turn_tokens
-    )
+        model, tokenizer, temperature=temperature, max_tokens=budgets.max_turn_tokens,
+        sampler=sampler,
+    )  # fmt: skip
     was_training = model.training
     model.eval()
     try:
@@ -231,6 +261,28 @@ def rollout_row(
         "final_output": _last_output(result),
         "status": result.status,
     }
+
+
+def vllm_sampler(trainer: Any) -> Sampler:
+    """Turns sampled by the trainer's colocated vLLM engine (GRPOConfig use_vllm, vllm_mode
+    "colocate"), its weights synced first when the step moved on, as TRL's own generation does.
+    The engine samples at most max_completion_length tokens (the session budget) a call; the turn
+    keeps at most the turn budget of them. Colocate only: in server mode TRL gathers every
+    rank's prompts per call, which needs every rank to make the same number of calls, and agent
+    rollouts take as many turns as they take."""
+    generation = trainer.vllm_generation
+    if trainer.state.global_step != getattr(trainer, "_last_loaded_step", None):
+        generation.sync_weights()
+        trainer._last_loaded_step = trainer.state.global_step
+
+    def sample(ids: list[int], room: int) -> tuple[list[int], list[float]]:
+        _, completions, logprobs, _ = generation.generate(
+            prompts=[ids], images=None, num_generations=1
+        )
+        tokens = list(completions[0])[:room]
+        return tokens, [float(top[0]) for top in logprobs[0][: len(tokens)]]
+
+    return sample
 
 
 def _last_output(result: RunResult) -> str:

@@ -64,6 +64,10 @@ class GRPOParams(_Strict):
     beta: float = Field(default=0.0, ge=0)  # KL coefficient; 0: no reference model
     temperature: float = Field(default=1.0, gt=0)
     loss_type: Literal["dapo", "dr_grpo", "grpo", "bnpo"] = "dapo"
+    # GPU workers: rollout turns sampled by a vLLM engine colocated with each training process
+    # (TRL's vllm_mode "colocate"); "off": the model's own generate (CPU, tests).
+    vllm: Literal["off", "colocate"] = "off"
+    vllm_gpu_memory_utilization: float = Field(default=0.3, gt=0, le=1)
 
     @model_validator(mode="after")
     def _clip_higher(self) -> GRPOParams:

@@ -202,6 +202,7 @@ def _grpo_trainer(config: TrainConfig, model: Any, tokenizer: Any, stop: Any) ->
         temperature=params.temperature,
         loss_type=params.loss_type,
         max_completion_length=budgets.max_session_response_tokens,
+        **_vllm(params),
     )
     return GRPOTrainer(
         model=model,
@@ -219,6 +220,17 @@ def _grpo_trainer(config: TrainConfig, model: Any, tokenizer: Any, stop: Any) ->
         ),
         callbacks=[metrics_callback(Path(config.output_dir), stats=stats), stop],
     )
+
+
+def _vllm(params: Any) -> dict[str, Any]:
+    """GRPOConfig's vLLM fields: colocated engines only (see agent_rollouts.vllm_sampler)."""
+    if params.vllm == "off":
+        return {}
+    return {
+        "use_vllm": True,
+        "vllm_mode": "colocate",
+        "vllm_gpu_memory_utilization": params.vllm_gpu_memory_utilization,
+    }
 
 
 def _budgets(config: TrainConfig) -> Budgets:
