@@ -4,7 +4,18 @@
     python -m quest dataset sft TRAJECTORIES.jsonl --out sft.jsonl [--tasks TASKS.jsonl]
         [--corpus DIR] [--min-reward 0.5]
     python -m quest dataset mid TRAJECTORIES.jsonl --out mid.jsonl [--corpus DIR]
+    python -m quest dataset collect TASKS.jsonl --out TRAJECTORIES.jsonl [--policy scripted|SPEC]
+        [--attempts N] [--min-reward 0.5] [--no-hint-retry] [--corpus DIR] [--budgets rl|inference]
+        [--temperature T]
+    python -m quest eval TASKS.jsonl --policy SPEC [--base SPEC] [--corpus DIR] [--out report.json]
+        [--limit N] [--budgets rl|inference] [--temperature T]
     python -m quest train CONFIG.yaml [--print-config]
+
+`collect` runs a policy on gated tasks and records every rollout with its reward and a `kept`
+flag (quest.training.collect); `dataset sft` turns its output into the SFT set. `eval` scores a
+policy, and optionally a base to compare it with, on held-out tasks (quest.training.evaluate).
+A policy is `scripted` or an LLM backend spec (`transformers:<dir or smollm2>`, `vllm:<model>`,
+`URL|MODEL[|KEY_ENV]` endpoints); both run with the RL budgets unless `--budgets inference`.
 
 `train` runs the SFT, mid-training or GRPO run a YAML config describes (quest.training.config);
 `--print-config` prints the config with every default resolved and exits. The run's summary goes
@@ -19,22 +30,31 @@ exits 1 with one `error: …` line on stderr.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
+from quest.agent.budgets import Budgets
 from quest.corpus.cli import UsageError, emit, guarded
 from quest.corpus.store import CorpusStore
 from quest.training.config import ConfigError, load_config, render_yaml
-from quest.training.records import DatasetError, read_jsonl, write_jsonl
+from quest.training.records import DatasetError, atomic_path, read_jsonl, write_jsonl
 from quest.training.rollouts import Rollout, read_rollouts
 from quest.training.sft import DEFAULT_MIN_REWARD
 
+if TYPE_CHECKING:
+    from quest.tools.toolbox import Toolbox
+    from quest.training.evaluate import CondenserFactory, PolicyFactory, TaskScore
+    from quest.training.tasks import TrainingTask
+
 Handler = Callable[[argparse.Namespace], int]
+Policies = tuple["PolicyFactory", "CondenserFactory"]
 T = TypeVar("T")
 PROGRESS_SECONDS = 2.0
 SKIPPED_SHOWN = 20
@@ -69,12 +89,55 @@ def register(subparsers: Any) -> None:
     mid.add_argument("--corpus", metavar="DIR", help="corpus directory (or $QUESTWEB_CORPUS_DIR)")
     mid.set_defaults(func=_guarded(_mid))
 
+    collect = actions.add_parser("collect", help="record a policy's rollouts on gated tasks")
+    collect.add_argument("tasks", metavar="TASKS.jsonl")
+    collect.add_argument("--out", required=True, help="every rollout's records (JSONL)")
+    collect.add_argument(
+        "--min-reward",
+        type=float,
+        default=DEFAULT_MIN_REWARD,
+        help=f"a rollout is kept when its reward is at least this (default {DEFAULT_MIN_REWARD})",
+    )
+    collect.add_argument("--attempts", type=int, default=1, help="rollouts per task (default 1)")
+    collect.add_argument(
+        "--no-hint-retry",
+        action="store_true",
+        help="do not retry a task with no kept rollout with its failed leaves as a hint",
+    )
+    _run_options(collect, policy_default="scripted")
+    collect.set_defaults(func=_guarded(_collect))
+
+    evaluation = subparsers.add_parser("eval", help="score a policy (and a base) on held-out tasks")
+    evaluation.add_argument("tasks", metavar="TASKS.jsonl")
+    evaluation.add_argument("--base", metavar="SPEC", help="a policy to compare with")
+    evaluation.add_argument("--out", metavar="FILE", help="the report with every task's score")
+    evaluation.add_argument("--limit", type=int, help="only the first N tasks")
+    _run_options(evaluation, policy_default=None)
+    evaluation.set_defaults(func=_guarded(_eval))
+
     train = subparsers.add_parser("train", help="run an SFT, mid-training or GRPO config")
     train.add_argument("config", metavar="CONFIG.yaml")
     train.add_argument(
         "--print-config", action="store_true", help="print the resolved config and exit"
     )
     train.set_defaults(func=_guarded(_train))
+
+
+def _run_options(parser: Any, *, policy_default: str | None) -> None:
+    """The options of the commands that run a policy: which one, over which corpus, how long."""
+    default = f" (default {policy_default})" if policy_default else ""
+    parser.add_argument(
+        "--policy",
+        metavar="SPEC",
+        default=policy_default,
+        required=policy_default is None,
+        help=f"scripted, or an LLM backend spec{default}",
+    )
+    parser.add_argument(
+        "--corpus", metavar="DIR", help="corpus directory (or $QUESTWEB_CORPUS_DIR)"
+    )
+    parser.add_argument("--budgets", choices=("rl", "inference"), default="rl")
+    parser.add_argument("--temperature", type=float, help="LLM sampling temperature")
 
 
 def _guarded(handler: Handler) -> Handler:
@@ -140,6 +203,140 @@ def _mid(args: argparse.Namespace) -> int:
         _progress("mid: no corpus: the pages could not be read, so there are no page rows")
     emit({"out": args.out, "rows": rows, **builder.report.to_json()})
     return 0
+
+
+def _collect(args: argparse.Namespace) -> int:
+    from quest.training.collect import collect
+    from quest.training.tasks import read_tasks
+
+    if args.attempts < 1:
+        raise UsageError("--attempts must be at least 1")
+    if math.isnan(args.min_reward):
+        raise UsageError("--min-reward must be a number")
+    _check_out(args.out)
+    tasks = read_tasks(args.tasks)
+    run = _run_setup(args)
+    policy, condenser = run.policy(args.policy)
+    with atomic_path(args.out) as partial, partial.open("w", encoding="utf-8") as handle:
+        report = collect(
+            tasks,
+            policy_factory=policy,
+            condenser_factory=condenser,
+            toolbox=run.toolbox,
+            budgets=run.budgets,
+            store=run.store,
+            attempts=args.attempts,
+            min_reward=args.min_reward,
+            hint_retry=not args.no_hint_retry,
+            on_rollout=lambda records, kept: _write_rollout(handle, records, kept),
+        )
+    emit({"out": args.out, **report.to_json()})
+    return 0
+
+
+def _write_rollout(handle: IO[str], records: list[dict[str, Any]], kept: bool) -> None:
+    handle.writelines(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
+    header, reward = records[0], records[0]["reward"]
+    verdict = "" if reward["dropped"] else " (kept)" if kept else " (below the threshold)"
+    where = f"collect: task {header['task_id']} {header['rollout_id']}"
+    _progress(f"{where}: {_reward_text(reward['reward'])}{verdict}")
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from quest.training.evaluate import paired_difference
+    from quest.training.tasks import read_tasks
+
+    if args.limit is not None and args.limit < 1:
+        raise UsageError("--limit must be at least 1")
+    if args.out:
+        _check_out(args.out)
+    tasks = read_tasks(args.tasks)[: args.limit]
+    run = _run_setup(args)
+    specs = {"policy": args.policy, **({"base": args.base} if args.base else {})}
+    policies = {name: run.policy(spec) for name, spec in specs.items()}  # both checked first
+    scores = {name: _scores(name, tasks, policies[name], run) for name in specs}
+    report = {
+        "models": {name: _model_report(specs[name], scores[name]) for name in specs},
+        "difference": paired_difference(scores["policy"], scores["base"]) if args.base else None,
+    }
+    if args.out:
+        with atomic_path(args.out) as partial:
+            partial.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    emit({"out": args.out, **_without_scores(report)})
+    return 0
+
+
+def _scores(
+    name: str, tasks: list[TrainingTask], policy: Policies, run: _RunSetup
+) -> list[TaskScore]:
+    from quest.training.evaluate import evaluate
+
+    def shown(index: int, score: TaskScore) -> None:
+        where = f"eval {name}: task {index + 1}/{len(tasks)} {score.task_id}"
+        _progress(f"{where}: {_reward_text(score.reward)} ({score.status})")
+
+    return evaluate(
+        tasks,
+        policy_factory=policy[0],
+        condenser_factory=policy[1],
+        toolbox=run.toolbox,
+        budgets=run.budgets,
+        store=run.store,
+        on_task=shown,
+    )
+
+
+def _model_report(spec: str, scores: list[TaskScore]) -> dict[str, Any]:
+    from quest.training.evaluate import summarize
+
+    return {"spec": spec, **summarize(scores), "scores": [score.to_dict() for score in scores]}
+
+
+def _without_scores(report: dict[str, Any]) -> dict[str, Any]:
+    models = report["models"]
+    summaries = {name: {k: v for k, v in m.items() if k != "scores"} for name, m in models.items()}
+    return {**report, "models": summaries}
+
+
+def _check_out(path: str) -> None:
+    """Before any policy runs: a run is too costly to lose to a typo in the output path."""
+    if not Path(path).resolve().parent.is_dir():
+        raise UsageError(f"--out {path}: no such directory")
+
+
+def _reward_text(value: float | None) -> str:
+    return "dropped" if value is None else f"reward {value:.3f}"
+
+
+@dataclass(frozen=True)
+class _RunSetup:
+    """What every policy run of `collect` and `eval` shares: the corpus tools, the store the
+    reward checks citations against, the budgets and the sampling temperature."""
+
+    toolbox: Toolbox
+    store: CorpusStore
+    budgets: Budgets
+    temperature: float | None
+
+    def policy(self, spec: str) -> Policies:
+        from quest.training.evaluate import policy_for
+
+        try:
+            return policy_for(spec, budgets=self.budgets, temperature=self.temperature)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+
+
+def _run_setup(args: argparse.Namespace) -> _RunSetup:
+    from quest.tools.offline import offline_toolbox
+
+    if args.temperature is not None and not args.temperature >= 0:
+        raise UsageError("--temperature must be a number of at least 0")
+    corpus = args.corpus or os.environ.get("QUESTWEB_CORPUS_DIR")
+    if not corpus:
+        raise UsageError("give --corpus DIR or set QUESTWEB_CORPUS_DIR: the tools search it")
+    budgets = Budgets.rl() if args.budgets == "rl" else Budgets.inference()
+    return _RunSetup(offline_toolbox(corpus), CorpusStore(corpus), budgets, args.temperature)
 
 
 def _train(args: argparse.Namespace) -> int:

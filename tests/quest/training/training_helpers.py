@@ -127,3 +127,32 @@ class SlipsOnce:
             self.slipped = True
             return PolicyTurn("I believe the capital is Canberra.")
         return self.inner.next_turn(messages)
+
+
+class RecordingScriptedPolicy:
+    """The scripted policy, noting every user message it is shown (the prompt, tool responses,
+    reminders): what the tests compare with what a recorded trajectory holds."""
+
+    name = "scripted-recording"
+
+    def __init__(self, seen: set[str]) -> None:
+        self.inner = ScriptedPolicy()
+        self.seen = seen
+
+    def next_turn(self, messages: Sequence[Message]) -> PolicyTurn:
+        self.seen.update(m["content"] for m in messages if m["role"] == "user")
+        return self.inner.next_turn(messages)
+
+
+class RejectingJudgeStandIn:
+    """Stands in for an LLM judge (none runs in these tests) and finds that no claim holds: a
+    judge leaf is then decided, as failed, instead of leaving its task dropped."""
+
+    name = "rejecting-judge-stand-in"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def chat(self, messages: Sequence[Message]) -> str:
+        self.calls += 1
+        return '{"reasoning": "not shown", "answer_quote": "", "source_quote": "", "result": false}'
