@@ -217,9 +217,9 @@ def _finish(job: TrainingJob, code: int, out: Path, asked: float | None) -> None
 
 
 def _result(path: Path) -> dict[str, Any]:
+    """The run's summary: the JSON document `python -m quest train` prints to stdout."""
     try:
-        lines = path.read_text(encoding="utf-8").strip().splitlines()
-        value = json.loads(lines[-1]) if lines else {}
+        value = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return value if isinstance(value, dict) else {}

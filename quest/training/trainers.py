@@ -271,14 +271,19 @@ def rubric_reward_func(
             for name, value in _components(rewards).items():
                 log_metric(name, value)
         if rollouts is not None:
-            _append_rollouts(rollouts, rewards, final_output, extra)
+            trees = [_compiled(tree) for tree in ground_truth]
+            _append_rollouts(rollouts, rewards, final_output, trees, extra)
         return [reward.value for reward in rewards]
 
     return rubric
 
 
 def _append_rollouts(
-    path: Path, rewards: Sequence[Reward], outputs: Sequence[str], extra: dict[str, Any]
+    path: Path,
+    rewards: Sequence[Reward],
+    outputs: Sequence[str],
+    trees: Sequence[CompiledTree | str],
+    extra: dict[str, Any],
 ) -> None:
     import json
 
@@ -289,8 +294,8 @@ def _append_rollouts(
     prompts = extra.get("prompts") or [None] * len(rewards)
     statuses = extra.get("status") or [""] * len(rewards)
     with path.open("a", encoding="utf-8") as handle:
-        for index, (reward, text, prompt, status) in enumerate(
-            zip(rewards, outputs, prompts, statuses, strict=False)
+        for index, (reward, text, tree, prompt, status) in enumerate(
+            zip(rewards, outputs, trees, prompts, statuses, strict=False)
         ):
             question = split_user_prompt(prompt[-1]["content"])[0] if prompt else ""
             record = {
@@ -303,10 +308,17 @@ def _append_rollouts(
                 "base": reward.base,
                 "citation": _citation(reward) if reward.value is not None else None,
                 "valid_rate": reward.valid_rate,
-                "leaves": list(reward.leaves) if reward.leaves else None,
+                "leaves": _leaves(reward, tree),
                 "reason": reward.reason[:500],
             }
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
+def _leaves(reward: Reward, tree: CompiledTree | str) -> list[int] | None:
+    """[passed, total] leaves; an answer that never came passed none of them."""
+    if reward.leaves is not None:
+        return list(reward.leaves)
+    return [0, len(tree.leaf_ids)] if isinstance(tree, CompiledTree) else None
 
 
 def _reward(tree: CompiledTree | str, text: str, store: Any) -> Reward:
