@@ -93,6 +93,10 @@ class GRPOIn(Schema):
     beta: float | None = Field(default=None, ge=0, le=100, allow_inf_nan=False)
     temperature: float | None = Field(default=None, gt=0, le=10, allow_inf_nan=False)
     loss_type: Literal["dapo", "dr_grpo", "grpo", "bnpo"] | None = None
+    vllm: Literal["off", "colocate"] | None = Field(
+        default=None, description="GPU workers: sample rollout turns with a colocated vLLM"
+    )
+    vllm_gpu_memory_utilization: float | None = Field(default=None, gt=0, le=1, allow_inf_nan=False)
 
 
 class RolloutIn(Schema):
@@ -102,6 +106,15 @@ class RolloutIn(Schema):
     max_tool_chars: int | None = Field(default=None, ge=1, le=1_000_000)
     condense_at_tokens: Tokens | None = None
     max_invalid: int | None = Field(default=None, ge=1, le=100)
+
+
+class LoraIn(Schema):
+    r: int | None = Field(default=None, ge=0, le=1024, description="0: full fine-tuning")
+    alpha: int | None = Field(default=None, ge=1, le=4096)
+    dropout: float | None = Field(default=None, ge=0, lt=1, allow_inf_nan=False)
+    target_modules: str | None = Field(
+        default=None, min_length=1, max_length=200, description="all-linear or a comma list"
+    )
 
 
 class JobParamsIn(Schema):
@@ -114,6 +127,7 @@ class JobParamsIn(Schema):
     sft: SFTIn | None = None
     grpo: GRPOIn | None = None
     rollout: RolloutIn | None = None
+    lora: LoraIn | None = None
 
 
 class JobIn(JobParamsIn):

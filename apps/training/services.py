@@ -46,7 +46,7 @@ JOB_DATASET = {
     JobKind.MID: DatasetKind.MID,
 }
 # What a launch form or REST body may set besides kind, name, dataset and model.
-TUNABLE = ("max_steps", "save_steps", "logging_steps", "seed", "sft", "grpo", "rollout")
+TUNABLE = ("max_steps", "save_steps", "logging_steps", "seed", "sft", "grpo", "rollout", "lora")
 DATASET_PARAMS = {
     DatasetKind.RL: ("split", "limit"),
     DatasetKind.SFT: ("split", "limit", "policy", "attempts", "min_reward", "hint_retry"),
@@ -223,6 +223,8 @@ def model_check(model: Any) -> str:
     if not isinstance(model, str) or not model.strip():
         raise Invalid("model must be tiny, smollm2 or an absolute path to a model directory")
     model = model.strip()
+    if any(ord(char) < 32 or ord(char) == 127 for char in model):
+        raise Invalid("model: a path holds no control characters")
     if model in (TINY, SMOLLM2):
         return model
     path = Path(model)

@@ -45,6 +45,16 @@ class RolloutBudgets(_Strict):
     max_invalid: int = Field(default=3, ge=1)
 
 
+class LoraParams(_Strict):
+    """LoRA adapters (peft) instead of full fine-tuning when r > 0; the final model is saved
+    merged, so evaluation and a next run load it as any model directory."""
+
+    r: int = Field(default=0, ge=0)
+    alpha: int = Field(default=32, ge=1)
+    dropout: float = Field(default=0.05, ge=0, lt=1)
+    target_modules: str = "all-linear"
+
+
 class SFTParams(_Strict):
     learning_rate: float = Field(default=1e-5, gt=0)
     batch_size: int = Field(default=1, ge=1)
@@ -91,6 +101,7 @@ class TrainConfig(_Strict):
     sft: SFTParams = Field(default_factory=SFTParams)
     grpo: GRPOParams = Field(default_factory=GRPOParams)
     rollout: RolloutBudgets = Field(default_factory=RolloutBudgets)
+    lora: LoraParams = Field(default_factory=LoraParams)
 
     @model_validator(mode="before")
     @classmethod

@@ -90,10 +90,40 @@ def _finish(
         "checkpoints": sorted(str(p) for p in out.glob("checkpoint-*")),
     }
     if stopped_at is None:
-        trainer.save_model(str(out / FINAL_DIR))
+        _save_final(trainer, out / FINAL_DIR)
         tokenizer.save_pretrained(str(out / FINAL_DIR))
         summary["final"] = str(out / FINAL_DIR)
     return summary
+
+
+def _save_final(trainer: Any, directory: Path) -> None:
+    """The trained model as a plain model directory: LoRA adapters merged into the weights."""
+    model = trainer.accelerator.unwrap_model(trainer.model)
+    if hasattr(model, "merge_and_unload"):
+        model.merge_and_unload().save_pretrained(str(directory))
+    else:
+        trainer.save_model(str(directory))
+
+
+def _peft(config: TrainConfig) -> dict[str, Any]:
+    """The trainers' peft_config when LoRA is on."""
+    lora = config.lora
+    if lora.r == 0:
+        return {}
+    from peft import LoraConfig
+
+    modules: str | list[str] = lora.target_modules
+    if modules != "all-linear":
+        modules = [name.strip() for name in modules.split(",") if name.strip()]
+    return {
+        "peft_config": LoraConfig(
+            r=lora.r,
+            lora_alpha=lora.alpha,
+            lora_dropout=lora.dropout,
+            target_modules=modules,
+            task_type="CAUSAL_LM",
+        )
+    }
 
 
 @contextmanager
@@ -158,6 +188,7 @@ def _sft_trainer(config: TrainConfig, model: Any, tokenizer: Any, stop: Any) -> 
         train_dataset=Dataset.from_list(rows),
         processing_class=tokenizer,
         callbacks=[metrics_callback(Path(config.output_dir)), stop],
+        **_peft(config),
     )
 
 
@@ -219,6 +250,7 @@ def _grpo_trainer(config: TrainConfig, model: Any, tokenizer: Any, stop: Any) ->
             stats=stats,
         ),
         callbacks=[metrics_callback(Path(config.output_dir), stats=stats), stop],
+        **_peft(config),
     )
 
 

@@ -287,3 +287,19 @@ def test_smollm2_from_its_gguf_file_is_a_trainable_float_model() -> None:
     import torch
 
     assert {p.dtype for p in model.parameters()} == {torch.float32}
+
+
+def test_a_lora_run_trains_adapters_and_saves_a_merged_model(
+    sft_file: Path, tmp_path: Path
+) -> None:
+    from transformers import AutoModelForCausalLM
+
+    config = sft_config(sft_file, tmp_path, lora={"r": 4, "alpha": 8})
+    summary = run_training(config)
+    assert summary["status"] == "finished"
+    adapter = tmp_path / "checkpoint-2" / "adapter_config.json"
+    assert json.loads(adapter.read_text())["r"] == 4, "checkpoints hold the adapters"
+    final = Path(summary["final"])
+    assert not (final / "adapter_config.json").exists()
+    merged = AutoModelForCausalLM.from_pretrained(final)
+    assert not any("lora" in name for name, _ in merged.named_parameters())
