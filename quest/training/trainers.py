@@ -112,9 +112,10 @@ def _peft(config: TrainConfig) -> dict[str, Any]:
         return {}
     from peft import LoraConfig
 
-    modules: str | list[str] = lora.target_modules
-    if modules != "all-linear":
-        modules = [name.strip() for name in modules.split(",") if name.strip()]
+    names = lora.target_modules
+    modules: str | list[str] = names
+    if names != "all-linear":
+        modules = [name.strip() for name in names.split(",") if name.strip()]
     return {
         "peft_config": LoraConfig(
             r=lora.r,
