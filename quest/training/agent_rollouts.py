@@ -17,14 +17,13 @@ turn, where its answer is) and rollout counts for the metrics.
 
 **Sessions.** QUEST trains every session of a rollout (the stretch between two condensations)
 as its own row with the rollout's advantage. TRL's hook takes exactly one row per prompt entry,
-and its group advantages are computed over those rows, so the extra sessions have nowhere to go
-without overriding GRPOTrainer's private `_generate_and_score_completions` (re-padding, the
-item count of the loss, old log-probs, the row count per generation step), which this slice
-does not do. The row is therefore the rollout's **last session**, the one that wrote the final
-answer the reward scores; earlier sessions still run (their tools, their condensation) but add
-no loss. Dropping them leaves the gradient of the kept tokens unbiased; it only trains less of
-each rollout. With budgets under the condensation threshold a rollout is one session and the
-row is all of it.
+and its group advantages are computed over those rows, so each rollout's row is its **last
+session** (the one that wrote the answer the reward scores) and its earlier sessions are left on
+the trainer as `earlier_sessions`, which quest.training.sessions.SessionGRPOTrainer appends as
+extra rows with the same advantage (config `grpo.sessions: all`, the default). With
+`sessions: last` the earlier sessions still run (their tools, their condensation) but add no
+loss. With budgets under the condensation threshold a rollout is one session and the row is
+all of it.
 """
 
 from __future__ import annotations
@@ -38,6 +37,9 @@ from quest.agent import Budgets, PolicyTurn, RunResult, run_agent
 from quest.agent.prompts import split_user_prompt
 from quest.llm.types import LLMError, Message
 from quest.tools import Toolbox
+from quest.training.sessions import EarlierSession
+
+EARLIER = "earlier_sessions"
 
 
 @dataclass
@@ -194,8 +196,16 @@ class RolloutStats:
 
 
 def make_rollout_func(
-    *, toolbox: Toolbox, budgets: Budgets, temperature: float, stats: RolloutStats
+    *,
+    toolbox: Toolbox,
+    budgets: Budgets,
+    temperature: float,
+    stats: RolloutStats,
+    sampler: Sampler | None = None,
 ) -> Callable[[list[Any], Any], dict[str, list[Any]]]:
+    """TRL's rollout_func; turns are sampled by the trainer's vLLM engine when it has one,
+    else by `sampler` when given, else by the model's own generate."""
+
     def rollout_func(prompts: list[Any], trainer: Any) -> dict[str, list[Any]]:
         from trl.models.utils import unwrap_model_for_generation
 
@@ -210,12 +220,14 @@ def make_rollout_func(
             gather_deepspeed3_params=trainer.args.ds3_gather_for_generation,
             gradient_checkpointing_kwargs=trainer.args.gradient_checkpointing_kwargs,
         ) as model:
-            sampler = vllm_sampler(trainer) if getattr(trainer, "use_vllm", False) else None
+            chosen = vllm_sampler(trainer) if getattr(trainer, "use_vllm", False) else sampler
             rows = [
-                rollout_row(model, tokenizer, p, toolbox, budgets, temperature, stats, sampler)
+                rollout_row(model, tokenizer, p, toolbox, budgets, temperature, stats, chosen)
                 for p in prompts
             ]
         stats.seconds += time.monotonic() - started
+        # Read by SessionGRPOTrainer, which trains them with their rollout's advantage.
+        trainer.earlier_sessions = [row.pop(EARLIER) for row in rows]
         return {key: [row[key] for row in rows] for key in rows[0]}
 
     return rollout_func
@@ -253,7 +265,12 @@ def rollout_row(
     last = policy.sessions[-1]
     if not last.completion_ids:  # the run failed before the model wrote anything
         last.extend([int(tokenizer.eos_token_id)], model=False)
+    earlier = [
+        EarlierSession(s.prompt_ids, s.completion_ids, s.env_mask, s.logprobs)
+        for s in policy.sessions[:-1]
+    ]
     return {
+        EARLIER: earlier,
         "prompt_ids": last.prompt_ids,
         "completion_ids": last.completion_ids,
         "logprobs": last.logprobs,

@@ -78,11 +78,19 @@ class GRPOParams(_Strict):
     # (TRL's vllm_mode "colocate"); "off": the model's own generate (CPU, tests).
     vllm: Literal["off", "colocate"] = "off"
     vllm_gpu_memory_utilization: float = Field(default=0.3, gt=0, le=1)
+    # "all": every session of a rollout is a training row with the rollout's advantage
+    # (quest.training.sessions); "last": only the session that wrote the answer.
+    sessions: Literal["all", "last"] = "all"
 
     @model_validator(mode="after")
     def _clip_higher(self) -> GRPOParams:
         if self.epsilon_high < self.epsilon:
             raise ValueError("epsilon_high must be at least epsilon (clip-higher)")
+        if self.sessions == "all" and (self.beta > 0 or self.vllm != "off"):
+            raise ValueError(
+                "sessions: all needs beta 0 and vllm off (the extra rows would need reference "
+                "log-probs and vLLM importance ratios); use sessions: last"
+            )
         return self
 
 

@@ -38,6 +38,7 @@ from quest.training.agent_rollouts import RolloutStats, make_rollout_func
 from quest.training.callbacks import metrics_callback, progress, stop_callback
 from quest.training.config import ConfigError, TrainConfig, check_paths, render_yaml
 from quest.training.records import read_jsonl
+from quest.training.sessions import session_trainer_class
 from quest.training.tokens import tokenize_row
 
 FINAL_DIR = "final"
@@ -236,7 +237,8 @@ def _grpo_trainer(config: TrainConfig, model: Any, tokenizer: Any, stop: Any) ->
         max_completion_length=budgets.max_session_response_tokens,
         **_vllm(params),
     )
-    return GRPOTrainer(
+    trainer_class = session_trainer_class() if params.sessions == "all" else GRPOTrainer
+    return trainer_class(
         model=model,
         reward_funcs=[
             rubric_reward_func(config.corpus, stats, rollouts=Path(config.output_dir) / ROLLOUTS)

@@ -73,3 +73,13 @@ def smollm2_tokenizer() -> Any:
 
     gguf = smollm2_gguf()
     return AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name, local_files_only=True)
+
+
+@pytest.fixture(scope="module")
+def rl_file(tmp_path_factory: pytest.TempPathFactory, tasks_file: Path) -> Path:
+    """The RL set of the gated tasks, in TRL's layout."""
+    from quest.training import build_rl, read_tasks, write_rl
+
+    path = tmp_path_factory.mktemp("rl") / "rl.jsonl"
+    write_rl(path, build_rl(read_tasks(tasks_file)).rows)
+    return path

@@ -20,7 +20,7 @@ from quest.agent.prompts import message, tool_response
 from quest.cli import main
 from quest.corpus.store import CorpusStore
 from quest.tools import Toolbox
-from quest.training import SFTBuilder, build_rl, read_jsonl, read_rollouts, read_tasks, write_rl
+from quest.training import SFTBuilder, read_jsonl, read_rollouts, read_tasks
 from quest.training import write_jsonl as write_rows
 from quest.training.agent_rollouts import TokenPolicy
 from quest.training.config import ConfigError, TrainConfig, load_config, parse_config, render_yaml
@@ -51,13 +51,6 @@ def sft_file(
     builder = SFTBuilder(tasks=read_tasks(tasks_file), store=CorpusStore(corpus))
     path = tmp_path_factory.mktemp("sft") / "sft.jsonl"
     write_rows(path, builder.rows(read_rollouts(read_jsonl(rollouts_file))))
-    return path
-
-
-@pytest.fixture(scope="module")
-def rl_file(tmp_path_factory: pytest.TempPathFactory, tasks_file: Path) -> Path:
-    path = tmp_path_factory.mktemp("rl") / "rl.jsonl"
-    write_rl(path, build_rl(read_tasks(tasks_file)).rows)
     return path
 
 

@@ -62,9 +62,10 @@ def test_weights_are_synced_once_a_step_before_its_rollouts() -> None:
 def test_the_config_turns_colocated_vllm_on_and_refuses_server_mode() -> None:
     base = {"kind": "grpo", "model": "tiny", "dataset": "rl.jsonl", "corpus": "c",
             "output_dir": "out"}  # fmt: skip
-    on = parse_config({**base, "grpo": {"vllm": "colocate", "vllm_gpu_memory_utilization": 0.5}})
+    grpo = {"vllm": "colocate", "vllm_gpu_memory_utilization": 0.5, "sessions": "last"}
+    on = parse_config({**base, "grpo": grpo})
     assert _vllm(on.grpo) == {"use_vllm": True, "vllm_mode": "colocate",
                               "vllm_gpu_memory_utilization": 0.5}  # fmt: skip
     assert _vllm(parse_config(base).grpo) == {}
     with pytest.raises(ConfigError, match=r"grpo\.vllm"):
-        parse_config({**base, "grpo": {"vllm": "server"}})
+        parse_config({**base, "grpo": {"vllm": "server", "sessions": "last"}})
