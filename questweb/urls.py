@@ -21,6 +21,7 @@ urlpatterns = [
     path("live/", include("apps.live.urls")),
     path("audit/", include("apps.audit.urls")),
     path("synthesis/", include("apps.synthesis.urls")),
+    path("training/", include("apps.training.urls")),
     path("tools/search", tools_service.tools_search, name="tools-search"),
     path("tools/scholar", tools_service.tools_scholar, name="tools-scholar"),
     path("tools/health", tools_service.tools_health, name="tools-health"),

@@ -247,6 +247,4 @@ def last_metric_line(job: TrainingJob) -> int:
 def ended_checkpoints(*, user: Any, limit: int = 30) -> list[tuple[TrainingJob, Checkpoint]]:
     """The checkpoints on disk of the latest ended jobs: base models a new job can start from."""
     jobs = job_list(user=user).filter(status__in=ENDED)[:limit]
-    return [
-        (job, checkpoint) for job in jobs if job.output_dir for checkpoint in checkpoints(job)
-    ]
+    return [(job, checkpoint) for job in jobs if job.output_dir for checkpoint in checkpoints(job)]

@@ -1,0 +1,176 @@
+// The training pages: figures built server-side, the forms' kind switches, and a job's live
+// curves, fed by its websocket. Text from the server is written with textContent only.
+(() => {
+  "use strict";
+  const PLOT_CONFIG = { displaylogo: false, responsive: true };
+  const ACTIVE = new Set(["queued", "running"]);
+  const COLOURS = ["#2f5fd0", "#c2410c", "#1f7a3d", "#7c3aed", "#b3261e", "#0e7490"];
+
+  // ---- figures built by apps/training/charts.py ----
+  function drawFigures() {
+    const source = document.getElementById("training-figures");
+    if (!source || !window.Plotly) return;
+    const figures = JSON.parse(source.textContent);
+    document.querySelectorAll("[data-figure]").forEach((el) => {
+      const figure = figures[el.dataset.figure];
+      if (figure) window.Plotly.newPlot(el, figure.data, figure.layout, PLOT_CONFIG);
+    });
+  }
+
+  // ---- forms: groups shown for the chosen kind, selects that submit themselves ----
+  // form.dataset is not read: the launch form has a control named "dataset", which shadows it.
+  function kindSwitch(form) {
+    const kind = form.querySelector("select[name=kind]");
+    if (!kind) return;
+    const datasetKinds = Object.fromEntries(
+      (form.getAttribute("data-dataset-kinds") || "").trim().split(/\s+/).filter(Boolean).map((pair) => pair.split(":")));
+    const apply = () => {
+      form.querySelectorAll("[data-kinds]").forEach((el) => {
+        el.hidden = !el.dataset.kinds.split(" ").includes(kind.value);
+      });
+      const dataset = form.querySelector("select[name=dataset]");
+      const wanted = datasetKinds[kind.value];
+      if (!dataset || !wanted) return;
+      dataset.querySelectorAll("option[data-kind]").forEach((option) => {
+        option.hidden = option.dataset.kind !== wanted;
+      });
+      const chosen = dataset.selectedOptions[0];
+      if (chosen && chosen.hidden) dataset.value = "";
+    };
+    kind.addEventListener("change", apply);
+    apply();
+  }
+
+  document.querySelectorAll("form[data-kind-switch]").forEach(kindSwitch);
+  document.querySelectorAll("select[data-autosubmit]").forEach((select) => {
+    select.addEventListener("change", () => select.form.requestSubmit());
+  });
+
+  // ---- the log scrolls to its end, on load and after each poll ----
+  const toLogEnd = () => {
+    const log = document.getElementById("job-log");
+    if (log) log.scrollTop = log.scrollHeight;
+  };
+  document.body.addEventListener("htmx:afterSwap", toLogEnd);
+
+  // ---- a job's live curves ----
+  function liveJob(root, live) {
+    const $ = (selector) => root.querySelector(selector);
+    const state = { points: live.points, lastLine: live.after, socket: null, retry: 0, ended: !live.active, timer: null };
+    const boxes = new Map();
+    document.querySelectorAll("[data-chart]").forEach((box) => boxes.set(box.dataset.chart, box));
+
+    const numeric = (value) => typeof value === "number" && Number.isFinite(value);
+    function line(key, colour, extra) {
+      const shown = state.points.filter((p) => numeric(p[key]));
+      return Object.assign({ x: shown.map((p) => p.step), y: shown.map((p) => p[key]), name: key,
+        mode: "lines+markers", marker: { size: 4 }, line: { color: colour, width: 2 } }, extra || {});
+    }
+    function band(chart) {
+      const mean = chart.keys[0];
+      const shown = state.points.filter((p) => numeric(p[mean]) && numeric(p[chart.band]));
+      const x = shown.map((p) => p.step);
+      const edge = { mode: "lines", line: { width: 0 }, showlegend: false, hoverinfo: "skip" };
+      return [
+        Object.assign({ x, y: shown.map((p) => p[mean] - p[chart.band]), name: "− std" }, edge),
+        Object.assign({ x, y: shown.map((p) => p[mean] + p[chart.band]), name: "+ std", fill: "tonexty",
+          fillcolor: "rgba(47, 95, 208, .15)" }, edge),
+        line(mean, COLOURS[0]),
+      ];
+    }
+    function traces(chart) {
+      if (chart.band) return band(chart);
+      return chart.keys.map((key, i) => line(key, COLOURS[i % COLOURS.length],
+        chart.stack ? { stackgroup: "shares", mode: "lines" } : null));
+    }
+    function layout(chart) {
+      return {
+        height: 260, margin: { l: 50, r: 10, t: 10, b: 40 }, font: { family: "system-ui, sans-serif", size: 12 },
+        paper_bgcolor: "#ffffff", plot_bgcolor: "#ffffff", showlegend: chart.keys.length > 1 || !!chart.band,
+        legend: { orientation: "h", y: -0.3 }, xaxis: { title: { text: "step" } },
+        yaxis: chart.stack ? { range: [0, 1], tickformat: ".0%" } : chart.yaxis || {},
+      };
+    }
+    function draw() {
+      state.timer = null;
+      if (!window.Plotly) return;
+      for (const chart of live.charts) {
+        const box = boxes.get(chart.name);
+        if (!box) continue;
+        const has = state.points.some((p) => chart.keys.some((k) => numeric(p[k])));
+        if (!has) continue;
+        box.hidden = false;
+        window.Plotly.react(box.querySelector(".chart"), traces(chart), layout(chart), PLOT_CONFIG);
+      }
+      const empty = document.querySelector("[data-role=no-metrics]");
+      if (empty && state.points.length) empty.hidden = true;
+    }
+    const redraw = () => { if (!state.timer) state.timer = setTimeout(draw, 250); };
+
+    function setStatus(message) {
+      const badge = $("[data-role=status]");
+      badge.textContent = message.label;
+      badge.className = "status status-" + message.status;
+      $("[data-role=step]").textContent = String(message.step);
+      $("[data-role=max-steps]").textContent = String(message.max_steps);
+      const progress = $("[data-role=progress]");
+      progress.max = Math.max(1, message.max_steps);
+      progress.value = message.step;
+      const active = ACTIVE.has(message.status);
+      const cancel = $("[data-role=cancel]");
+      if (cancel) cancel.hidden = !active || message.cancel_requested;
+      $("[data-role=stopping]").hidden = !(active && message.cancel_requested);
+      const error = $("[data-role=error]");
+      error.textContent = message.error || "";
+      error.hidden = !message.error;
+      if (!active && !state.ended) {
+        // The run has ended: the page is drawn again for its final checkpoints, log and rollouts.
+        state.ended = true;
+        if (state.socket) state.socket.close(1000);
+        setTimeout(() => window.location.reload(), 1500);
+      }
+    }
+
+    function receive(message) {
+      if (message.type === "status") { setStatus(message); return; }
+      if (message.type !== "metric" || message.line <= state.lastLine) return;
+      state.lastLine = message.line;
+      if (message.kind === "step") {
+        state.points.push(Object.assign({ step: message.step }, message.values));
+        const progress = $("[data-role=progress]");
+        if (message.step > progress.value) {
+          progress.value = message.step;
+          $("[data-role=step]").textContent = String(message.step);
+        }
+        redraw();
+      }
+    }
+
+    const connection = (text) => { $("[data-role=connection]").textContent = text; };
+    function connect() {
+      const scheme = location.protocol === "https:" ? "wss://" : "ws://";
+      const socket = new WebSocket(scheme + location.host + live.ws + "?after=" + state.lastLine);
+      state.socket = socket;
+      socket.onopen = () => { state.retry = 0; connection("live"); };
+      socket.onmessage = (event) => receive(JSON.parse(event.data));
+      socket.onclose = (closed) => {
+        state.socket = null;
+        if (state.ended) { connection(""); return; }
+        if (closed.code >= 4400 && closed.code < 4500) { connection("not allowed to watch (" + closed.code + ")"); return; }
+        // Reconnect from the last line seen; the server sends exactly what was missed.
+        const delay = Math.min(10000, 500 * 2 ** state.retry++);
+        connection("reconnecting…");
+        setTimeout(connect, delay);
+      };
+    }
+
+    draw();
+    if (live.active) connect();
+  }
+
+  const root = document.getElementById("job-live");
+  const data = document.getElementById("training-live");
+  if (root && data) liveJob(root, JSON.parse(data.textContent));
+  drawFigures();
+  toLogEnd();
+})();
