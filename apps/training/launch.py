@@ -19,6 +19,7 @@ GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "grpo": ("GRPO", ("grpo",)),
     "rollout": ("Rollout budgets", ("grpo",)),
     "sft": ("SFT", ("sft", "mid")),
+    "lora": ("LoRA adapters (r 0: full fine-tuning)", ("grpo", "sft", "mid")),
 }
 KINDS = ("grpo", "sft", "mid")
 CHOICE, BOOL = "choice", "bool"
@@ -34,9 +35,16 @@ class Field:
 
 
 def _models() -> dict[str, Any]:
-    from quest.training.config import GRPOParams, RolloutBudgets, SFTParams, TrainConfig
+    from quest.training.config import (
+        GRPOParams,
+        LoraParams,
+        RolloutBudgets,
+        SFTParams,
+        TrainConfig,
+    )
 
-    return {"": TrainConfig, "grpo": GRPOParams, "rollout": RolloutBudgets, "sft": SFTParams}
+    return {"": TrainConfig, "grpo": GRPOParams, "rollout": RolloutBudgets, "sft": SFTParams,
+            "lora": LoraParams}  # fmt: skip
 
 
 def _field(prefix: str, name: str, info: Any) -> Field:

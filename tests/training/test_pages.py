@@ -355,7 +355,8 @@ def test_the_yaml_preview_shows_the_config_or_the_field_that_is_wrong(
 def test_an_admin_launches_a_job_and_an_empty_field_takes_the_default(
     client: Client, admin: User, dataset: TrainingDataset
 ) -> None:
-    fields = {"grpo.num_generations": "4", "grpo.temperature": "", "sft.batch_size": "x"}
+    fields = {"grpo.num_generations": "4", "grpo.temperature": "", "sft.batch_size": "x",
+              "lora.r": "8", "lora.target_modules": "q_proj, v_proj"}  # fmt: skip
     form = _launch_form(dataset, name="first run", **fields)
     response = _login(client, admin).post("/training/jobs/new/", form)
     job = TrainingJob.objects.get()
@@ -364,6 +365,7 @@ def test_an_admin_launches_a_job_and_an_empty_field_takes_the_default(
     assert job.config["grpo"]["num_generations"] == 4
     assert job.config["grpo"]["temperature"] == 1.0
     assert job.config["sft"]["batch_size"] == 1, "a grpo job ignores the SFT group"
+    assert (job.config["lora"]["r"], job.config["lora"]["target_modules"]) == (8, "q_proj, v_proj")
 
 
 def test_a_bad_launch_is_shown_again_naming_the_field(
