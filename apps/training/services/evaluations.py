@@ -1,0 +1,125 @@
+"""Evaluations asked for and cancelled, and the watchdog that ends work whose worker died."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from apps.common.errors import Conflict, Invalid
+from apps.training import selectors
+from apps.training.models import Evaluation, Status, TrainingDataset, TrainingJob
+from apps.training.services.common import admin, locked, room, whole
+
+DEFAULT_EVAL_TASKS = 40
+MAX_EVAL_TASKS = 2_000
+# Small by default: on a CPU every turn of a 135M model costs seconds.
+EVAL_BUDGETS = {"max_turns": 8, "max_turn_tokens": 384}
+
+
+def evaluation_create(
+    *,
+    user: Any,
+    job_id: int,
+    checkpoint: str = "final",
+    compare_base: bool = True,
+    limit: int = DEFAULT_EVAL_TASKS,
+    budgets: Mapping[str, Any] | None = None,
+) -> Evaluation:
+    """Queue an evaluation of a job's checkpoint, and of the model it started from, by the same
+    agent loop on held-out gated tasks none of the job's data came from."""
+    admin(user)
+    job = selectors.job_get(user=user, job_id=job_id)
+    found = selectors.checkpoint_get(job, checkpoint)
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_EVAL_TASKS:
+        raise Invalid(f"limit must be a whole number between 1 and {MAX_EVAL_TASKS}")
+    task_ids = held_out_tasks(job, limit)
+    if not task_ids:
+        raise Invalid(
+            "no held-out gated task to evaluate on: accept and probe more tasks (a fixed fifth "
+            "of gated tasks is held out of every dataset)"
+        )
+    with transaction.atomic():
+        room(Evaluation, user)
+        evaluation = Evaluation.objects.create(
+            job=job,
+            checkpoint=found.path,
+            base_model=job.model if compare_base else "",
+            task_ids=task_ids,
+            budgets=_eval_budgets(budgets or {}),
+            total=len(task_ids) * (2 if compare_base else 1),
+            created_by=user,
+        )
+        transaction.on_commit(lambda: _enqueue_evaluation(evaluation.pk))
+    return evaluation
+
+
+def held_out_tasks(job: TrainingJob, limit: int) -> list[str]:
+    used = set(job.dataset.task_ids) if job.dataset else set()
+    ids = [
+        str(task.pk)
+        for task, _ in selectors.gated_versions(split="held_out")
+        if str(task.pk) not in used
+    ]
+    return ids[:limit]
+
+
+def _eval_budgets(data: Mapping[str, Any]) -> dict[str, int]:
+    unknown = sorted(set(data) - set(EVAL_BUDGETS))
+    if unknown:
+        raise Invalid(f"budgets: unknown field {unknown[0]!r}")
+    return {
+        "max_turns": whole(data, "max_turns", EVAL_BUDGETS["max_turns"], 1, 50),
+        "max_turn_tokens": whole(
+            data, "max_turn_tokens", EVAL_BUDGETS["max_turn_tokens"], 16, 10_240
+        ),
+    }
+
+
+def _enqueue_evaluation(evaluation_id: int) -> None:
+    from apps.training import tasks
+
+    tasks.gpu_training_evaluation.delay(evaluation_id)
+
+
+def evaluation_cancel(*, user: Any, evaluation_id: int) -> Evaluation:
+    admin(user)
+    with transaction.atomic():
+        evaluation = locked(Evaluation, evaluation_id, "evaluation")
+        if evaluation.status == Status.QUEUED:
+            evaluation.status, evaluation.finished_at = Status.CANCELLED, timezone.now()
+            evaluation.save(update_fields=["status", "finished_at"])
+        elif evaluation.status == Status.RUNNING:
+            evaluation.cancel_requested = True
+            evaluation.save(update_fields=["cancel_requested"])
+        else:
+            raise Conflict(f"evaluation {evaluation_id} is {evaluation.status}: nothing to cancel")
+    return evaluation
+
+
+def work_expire(*, now: Any = None, stall_seconds: int | None = None) -> int:
+    """End failed every running job, dataset build and evaluation whose worker has not
+    reported for TRAINING_STALL_SECONDS: it died. A job's log stays on disk and on its page."""
+    from apps.training import broadcast
+
+    now = now or timezone.now()
+    seconds = settings.TRAINING_STALL_SECONDS if stall_seconds is None else stall_seconds
+    cutoff = now - timedelta(seconds=seconds)
+    why = f"the worker stopped reporting for over {seconds} s (it died or lost its database)"
+    ended = 0
+    for model in (TrainingJob, TrainingDataset, Evaluation):
+        with transaction.atomic():
+            stale = model.objects.select_for_update().filter(
+                status=Status.RUNNING, active_at__lt=cutoff
+            )
+            for row in stale:
+                row.status, row.finished_at, row.error = Status.FAILED, now, why
+                row.save(update_fields=["status", "finished_at", "error"])
+                if isinstance(row, TrainingJob):
+                    broadcast.job_status(row)
+                ended += 1
+    return ended

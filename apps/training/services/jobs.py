@@ -1,0 +1,244 @@
+"""Jobs launched, cancelled and resumed, and presets of the launch form. A job's config is
+quest.training.config's TrainConfig, validated exactly as `python -m quest train` validates it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from apps.common.errors import Conflict, Invalid, NotFound
+from apps.common.storable import ensure_storable
+from apps.training import selectors
+from apps.training.models import (
+    DatasetKind,
+    JobKind,
+    Status,
+    TrainingDataset,
+    TrainingJob,
+    TrainingPreset,
+)
+from apps.training.services.common import admin, locked, name_of, room
+from apps.training.services.datasets import dataset_file
+
+MAX_STEPS = 1_000_000
+# The dataset kind each job kind trains on.
+JOB_DATASET = {
+    JobKind.GRPO: DatasetKind.RL,
+    JobKind.SFT: DatasetKind.SFT,
+    JobKind.MID: DatasetKind.MID,
+}
+# What a launch form or REST body may set besides kind, name, dataset and model.
+TUNABLE = ("max_steps", "save_steps", "logging_steps", "seed", "sft", "grpo", "rollout", "lora")
+
+
+def model_check(model: Any) -> str:
+    """tiny, smollm2, or an absolute path: a model directory here (it must hold config.json),
+    or one that exists only on the gpu workers (the worker says so if it does not)."""
+    from quest.training.config import SMOLLM2, TINY
+
+    if not isinstance(model, str) or not model.strip():
+        raise Invalid("model must be tiny, smollm2 or an absolute path to a model directory")
+    model = model.strip()
+    if any(ord(char) < 32 or ord(char) == 127 for char in model):
+        raise Invalid("model: a path holds no control characters")
+    if model in (TINY, SMOLLM2):
+        return model
+    path = Path(model)
+    if not path.is_absolute() or ".." in path.parts:
+        raise Invalid("model: a model directory must be an absolute path without '..'")
+    if path.exists() and not (path / "config.json").is_file():
+        raise Invalid(f"model: {model} is not a model directory (no config.json)")
+    return model
+
+
+def job_config(
+    *, kind: str, dataset: TrainingDataset, model: str, params: Mapping[str, Any], output_dir: str
+) -> Any:
+    """The TrainConfig of a launch: the form's fields over the defaults (QUEST-SPEC §5, §6)."""
+    from quest.training.config import ConfigError, parse_config
+
+    if kind not in JobKind.values:
+        raise Invalid(f"kind must be one of {', '.join(JobKind.values)}")
+    wanted = JOB_DATASET[JobKind(kind)]
+    if dataset.kind != wanted:
+        raise Invalid(f"dataset: a {kind} job trains on a {wanted} dataset, not {dataset.kind}")
+    if dataset.status != Status.DONE or not dataset.rows:
+        raise Invalid(f"dataset: dataset {dataset.pk} is not built yet (or has no rows)")
+    unknown = sorted(set(params) - set(TUNABLE))
+    if unknown:
+        raise Invalid(f"unknown field {unknown[0]!r} (a job sets {', '.join(TUNABLE)})")
+    data: dict[str, Any] = {
+        **params,
+        "kind": kind,
+        "model": model_check(model),
+        "dataset": [str(dataset_file(dataset))],
+        "output_dir": output_dir,
+    }
+    if kind == JobKind.GRPO:
+        data["corpus"] = str(settings.CORPUS_DIR)
+    try:
+        config = parse_config(data)
+    except ConfigError as error:
+        raise Invalid(str(error)) from None
+    if config.max_steps > MAX_STEPS:  # the job's step counters are 32-bit columns
+        raise Invalid(f"max_steps: at most {MAX_STEPS:,}")
+    return config
+
+
+def config_preview(
+    *, user: Any, kind: str, dataset_id: int, model: str, params: Mapping[str, Any]
+) -> str:
+    """The YAML `python -m quest train` would get (the output directory is the job's once
+    it exists)."""
+    from quest.training.config import render_yaml
+
+    admin(user)
+    dataset = selectors.dataset_get(user=user, dataset_id=dataset_id)
+    output = str(selectors.training_root() / "runs" / "<job id>")
+    config = job_config(kind=kind, dataset=dataset, model=model, params=params, output_dir=output)
+    return str(render_yaml(config))
+
+
+def job_create(
+    *,
+    user: Any,
+    kind: str,
+    dataset_id: int,
+    model: str,
+    params: Mapping[str, Any] | None = None,
+    name: str = "",
+) -> TrainingJob:
+    """Queue a training run on the gpu queue (its solo worker runs it in a subprocess)."""
+    admin(user)
+    ensure_storable(dict(params or {}), field="params")
+    dataset = selectors.dataset_get(user=user, dataset_id=dataset_id)
+    draft = str(selectors.training_root() / "runs" / "0")
+    job_config(kind=kind, dataset=dataset, model=model, params=params or {}, output_dir=draft)
+    with transaction.atomic():
+        room(TrainingJob, user)
+        job = TrainingJob.objects.create(
+            name=name_of(name, f"{kind} on {dataset.name}"),
+            kind=kind,
+            dataset=dataset,
+            config={},
+            created_by=user,
+        )
+        output = str(selectors.training_root() / "runs" / str(job.pk))
+        config = job_config(
+            kind=kind, dataset=dataset, model=model, params=params or {}, output_dir=output
+        )
+        _set_config(job, config)
+    return job
+
+
+def _set_config(job: TrainingJob, config: Any) -> None:
+    job.config = config.model_dump(mode="json")
+    job.max_steps = config.max_steps
+    job.save(update_fields=["config", "max_steps"])
+    transaction.on_commit(lambda: _enqueue_job(job.pk))
+
+
+def _enqueue_job(job_id: int) -> None:
+    from apps.training import tasks
+
+    tasks.gpu_training_job.delay(job_id)
+
+
+def job_cancel(*, user: Any, job_id: int) -> TrainingJob:
+    """A queued job ends cancelled; a running one is asked to stop: it saves a checkpoint at
+    the end of its current step and ends stopped (resumable)."""
+    from apps.training import broadcast
+
+    admin(user)
+    with transaction.atomic():
+        job = locked(TrainingJob, job_id, "training job")
+        if job.status == Status.QUEUED:
+            job.status, job.finished_at = Status.CANCELLED, timezone.now()
+            job.save(update_fields=["status", "finished_at"])
+            broadcast.job_status(job)
+        elif job.status == Status.RUNNING:
+            job.cancel_requested = True
+            job.save(update_fields=["cancel_requested"])
+            broadcast.job_status(job)
+        else:
+            raise Conflict(f"job {job_id} is {job.status}: nothing to cancel")
+    return job
+
+
+def job_resume(
+    *, user: Any, job_id: int, checkpoint: str, max_steps: int | None = None
+) -> TrainingJob:
+    """A new job that continues `job` from one of its checkpoints (optimiser, scheduler and
+    step count restored), writing to its own directory."""
+    from quest.training.config import ConfigError, parse_config
+
+    admin(user)
+    parent = selectors.job_get(user=user, job_id=job_id)
+    if parent.is_active:
+        raise Conflict(f"job {job_id} is {parent.status}: resume it once it has ended")
+    found = selectors.checkpoint_get(parent, checkpoint)
+    if found.final:
+        raise Invalid("checkpoint: the final model holds no optimiser state; pick checkpoint-N")
+    steps = parent.config.get("max_steps", 1) if max_steps is None else max_steps
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps <= found.step:
+        raise Invalid(f"max_steps must be a whole number above the checkpoint's step {found.step}")
+    with transaction.atomic():
+        room(TrainingJob, user)
+        job = TrainingJob.objects.create(
+            name=name_of(f"{parent.name} (resumed at {found.step})", "resumed"),
+            kind=parent.kind,
+            dataset=parent.dataset,
+            config={},
+            resumed_from=parent,
+            created_by=user,
+        )
+        output = str(selectors.training_root() / "runs" / str(job.pk))
+        data = {**parent.config, "output_dir": output, "resume_from": found.path}
+        data.update(max_steps=steps, stop_file=None)
+        try:
+            config = parse_config(data)
+        except ConfigError as error:
+            raise Invalid(str(error)) from None
+        _set_config(job, config)
+    return job
+
+
+def preset_save(
+    *, user: Any, name: str, kind: str, model: str, params: Mapping[str, Any]
+) -> TrainingPreset:
+    """Save (or replace) a named launch form: kind, model and the tunable fields, validated."""
+    from quest.training.config import ConfigError, parse_config
+
+    admin(user)
+    preset_name = name_of(name, "")
+    if not preset_name:
+        raise Invalid("name: a preset needs a name")
+    ensure_storable(dict(params), field="params")
+    unknown = sorted(set(params) - set(TUNABLE))
+    if unknown:
+        raise Invalid(f"unknown field {unknown[0]!r} (a preset sets {', '.join(TUNABLE)})")
+    if kind not in JobKind.values:
+        raise Invalid(f"kind must be one of {', '.join(JobKind.values)}")
+    probe = {**params, "kind": kind, "model": model_check(model), "dataset": ["-"],
+             "output_dir": "-", "corpus": "-"}  # fmt: skip
+    try:
+        parse_config(probe)
+    except ConfigError as error:
+        raise Invalid(str(error)) from None
+    config = {"kind": kind, "model": model.strip(), **params}
+    preset, _ = TrainingPreset.objects.update_or_create(
+        name=preset_name, defaults={"config": config, "created_by": user}
+    )
+    return preset
+
+
+def preset_delete(*, user: Any, preset_id: int) -> None:
+    admin(user)
+    deleted, _ = TrainingPreset.objects.filter(pk=preset_id).delete()
+    if not deleted:
+        raise NotFound(f"no preset {preset_id}")
