@@ -269,18 +269,14 @@ def evaluation_run(*, evaluation_id: int) -> None:
 
 
 def _heartbeat(model: type[Any], pk: int) -> Callable[..., bool]:
-    """Records progress and says whether to go on (False once cancelled or ended)."""
+    """Records progress (and that the worker is alive) and says whether to go on: False once
+    the row was cancelled, asked to stop, or ended by the watchdog."""
 
     def beat(**fields: Any) -> bool:
         model.objects.filter(pk=pk, status=Status.RUNNING).update(
             active_at=timezone.now(), **fields
         )
-        row = model.objects.filter(pk=pk).values("status").first()
-        cancel = (
-            model.objects.filter(pk=pk, cancel_requested=True).exists()
-            if hasattr(model, "cancel_requested")
-            else False
-        )
-        return bool(row and row["status"] == Status.RUNNING and not cancel)
+        row = model.objects.filter(pk=pk).values().first() or {}
+        return row.get("status") == Status.RUNNING and not row.get("cancel_requested", False)
 
     return beat
