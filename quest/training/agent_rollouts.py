@@ -28,8 +28,10 @@ all of it.
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,6 +42,7 @@ from quest.tools import Toolbox
 from quest.training.sessions import EarlierSession
 
 EARLIER = "earlier_sessions"
+_STATS_LOCK = threading.Lock()
 
 
 @dataclass
@@ -82,14 +85,15 @@ class TokenPolicy:
         model: Any,
         tokenizer: Any,
         *,
-        temperature: float,
         max_tokens: int,
+        temperature: float = 1.0,
         sampler: Sampler | None = None,
     ) -> None:
-        self.model, self.tokenizer = model, tokenizer
-        self.temperature, self.max_tokens = temperature, max_tokens
-        self.sampler = sampler  # None: the model's own generate
-        self.context_limit = int(getattr(model.config, "max_position_embeddings", 0) or 0)
+        self.tokenizer, self.max_tokens = tokenizer, max_tokens
+        # None: the model's own generate, one turn at a time.
+        self.sampler = sampler or BatchSampler(model, tokenizer, temperature).sample
+        config = getattr(model, "config", None)
+        self.context_limit = int(getattr(config, "max_position_embeddings", 0) or 0)
         self.sessions: list[Session] = []
 
     def next_turn(self, messages: Sequence[Message]) -> PolicyTurn:
@@ -117,37 +121,12 @@ class TokenPolicy:
         session.extend(ids, model=False)
 
     def _sample(self, ids: list[int]) -> tuple[list[int], list[float]]:
-        import torch
-
         room = self.max_tokens
         if self.context_limit:
             room = min(room, self.context_limit - len(ids))
         if room < 1:
             raise LLMError(f"the session fills the model's {self.context_limit}-token context")
-        if self.sampler is not None:
-            return self.sampler(ids, room)
-        inputs = torch.tensor([ids], device=self.model.device)
-        with torch.no_grad():
-            out = self.model.generate(
-                inputs,
-                attention_mask=torch.ones_like(inputs),
-                max_new_tokens=room,
-                do_sample=True,
-                temperature=self.temperature,
-                top_k=0,
-                top_p=1.0,
-                eos_token_id=sorted(self._eos()),
-                pad_token_id=self.tokenizer.pad_token_id,
-                output_scores=True,
-                return_dict_in_generate=True,
-                use_cache=True,
-            )
-        sampled = out.sequences[0, len(ids) :].tolist()
-        logprobs = [
-            float(torch.log_softmax(score[0].float(), dim=-1)[token])
-            for score, token in zip(out.scores, sampled, strict=False)
-        ]
-        return sampled, logprobs
+        return self.sampler(ids, room)
 
     def _eos(self) -> set[int]:
         return {int(self.tokenizer.eos_token_id)}
@@ -159,6 +138,92 @@ class TokenPolicy:
 
     def _encode(self, text: str) -> list[int]:
         return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+
+
+class BatchSampler:
+    """Samples the turns of concurrent rollouts together: each rollout's thread hands its
+    session ids to `sample` and waits; once every rollout still running has asked, one batched
+    generate (left-padded, sampling from the full distribution at the temperature) answers them
+    all. A rollout that ends `leave`s, so the others do not wait for it. On its own (no
+    `expect`) every call is a batch of one.
+
+    Each row keeps its tokens up to its first end-of-turn token, at most its `room`, with the
+    log-probs of the distribution it was sampled from (what TRL's importance ratio starts from).
+    """
+
+    def __init__(self, model: Any, tokenizer: Any, temperature: float) -> None:
+        self.model, self.tokenizer, self.temperature = model, tokenizer, temperature
+        self.eos = int(tokenizer.eos_token_id)
+        self.pad = int(tokenizer.pad_token_id if tokenizer.pad_token_id is not None else self.eos)
+        self.ready = threading.Condition()
+        self.active = 1
+        self.pending: dict[int, tuple[list[int], int]] = {}
+        self.answers: dict[int, tuple[list[int], list[float]] | BaseException] = {}
+        self.tickets = 0
+
+    def expect(self, rollouts: int) -> None:
+        with self.ready:
+            self.active = rollouts
+
+    def leave(self) -> None:
+        with self.ready:
+            self.active -= 1
+            self._run_when_all_asked()
+
+    def sample(self, ids: list[int], room: int) -> tuple[list[int], list[float]]:
+        with self.ready:
+            ticket = self.tickets = self.tickets + 1
+            self.pending[ticket] = (ids, room)
+            self._run_when_all_asked()
+            while ticket not in self.answers:
+                self.ready.wait()
+            answer = self.answers.pop(ticket)
+        if isinstance(answer, BaseException):
+            raise LLMError(f"sampling failed: {answer}") from answer
+        return answer
+
+    def _run_when_all_asked(self) -> None:
+        if not self.pending or len(self.pending) < self.active:
+            return
+        batch, self.pending = self.pending, {}
+        try:
+            self.answers.update(zip(batch, self._generate(list(batch.values())), strict=True))
+        except Exception as error:  # every waiting rollout learns of it
+            self.answers.update({ticket: error for ticket in batch})
+        self.ready.notify_all()
+
+    def _generate(self, rows: list[tuple[list[int], int]]) -> list[tuple[list[int], list[float]]]:
+        import torch
+
+        width = max(len(ids) for ids, _ in rows)
+        padded = [[self.pad] * (width - len(ids)) + ids for ids, _ in rows]
+        mask = [[0] * (width - len(ids)) + [1] * len(ids) for ids, _ in rows]
+        device = self.model.device
+        inputs = torch.tensor(padded, device=device)
+        with torch.no_grad():
+            out = self.model.generate(
+                inputs,
+                attention_mask=torch.tensor(mask, device=device),
+                max_new_tokens=max(room for _, room in rows),
+                do_sample=True,
+                temperature=self.temperature,
+                top_k=0,
+                top_p=1.0,
+                eos_token_id=self.eos,
+                pad_token_id=self.pad,
+                output_scores=True,
+                return_dict_in_generate=True,
+                use_cache=True,
+            )
+        steps = torch.stack(out.scores, dim=1).float().log_softmax(dim=-1)  # (rows, new, vocab)
+        answers = []
+        for row, (_, room) in enumerate(rows):
+            sampled = out.sequences[row, width:].tolist()[:room]
+            if self.eos in sampled:
+                sampled = sampled[: sampled.index(self.eos) + 1]
+            logprobs = [float(steps[row, t, token]) for t, token in enumerate(sampled)]
+            answers.append((sampled, logprobs))
+        return answers
 
 
 @dataclass
@@ -174,6 +239,10 @@ class RolloutStats:
     answered: int = 0
 
     def add(self, result: RunResult, sessions: int) -> None:
+        with _STATS_LOCK:
+            self._add(result, sessions)
+
+    def _add(self, result: RunResult, sessions: int) -> None:
         self.rollouts += 1
         self.turns += result.turns
         self.tool_calls += result.usage.tool_calls
@@ -209,22 +278,49 @@ def make_rollout_func(
     def rollout_func(prompts: list[Any], trainer: Any) -> dict[str, list[Any]]:
         from trl.models.utils import unwrap_model_for_generation
 
+        def run(prompt: Any, model: Any, chosen: Sampler) -> dict[str, Any]:
+            return rollout_row(model, tokenizer, prompt, toolbox, budgets, stats, chosen)
+
+        def one_by_one(model: Any, chosen: Sampler) -> list[dict[str, Any]]:
+            return [run(p, model, chosen) for p in prompts]
+
+        def batched(model: Any) -> list[dict[str, Any]]:
+            """The rollouts in threads, their turns sampled together: one batched generate
+            per round of turns instead of one per rollout (the tools run in parallel)."""
+            from concurrent.futures import ThreadPoolExecutor
+
+            batch = BatchSampler(model, tokenizer, temperature)
+
+            def one(prompt: Any) -> dict[str, Any]:
+                try:
+                    return run(prompt, model, batch.sample)
+                finally:
+                    batch.leave()
+
+            batch.expect(len(prompts))
+            with ThreadPoolExecutor(max_workers=len(prompts)) as pool:
+                return list(pool.map(one, prompts))
+
         started = time.monotonic()
         tokenizer = trainer.processing_class
         # As TRL's own generation does: gradient checkpointing off (with it on, transformers
         # turns the KV cache off and every sampled token recomputes the whole sequence) and,
         # under DeepSpeed ZeRO-3, the sharded weights gathered for the rollouts.
-        with unwrap_model_for_generation(
-            trainer.model_wrapped,
-            trainer.accelerator,
-            gather_deepspeed3_params=trainer.args.ds3_gather_for_generation,
-            gradient_checkpointing_kwargs=trainer.args.gradient_checkpointing_kwargs,
-        ) as model:
-            chosen = vllm_sampler(trainer) if getattr(trainer, "use_vllm", False) else sampler
-            rows = [
-                rollout_row(model, tokenizer, p, toolbox, budgets, temperature, stats, chosen)
-                for p in prompts
-            ]
+        with (
+            unwrap_model_for_generation(
+                trainer.model_wrapped,
+                trainer.accelerator,
+                gather_deepspeed3_params=trainer.args.ds3_gather_for_generation,
+                gradient_checkpointing_kwargs=trainer.args.gradient_checkpointing_kwargs,
+            ) as model,
+            _evaluation_mode(model),
+        ):
+            if getattr(trainer, "use_vllm", False):
+                rows = one_by_one(model, vllm_sampler(trainer))
+            elif sampler is not None:
+                rows = one_by_one(model, sampler)
+            else:
+                rows = batched(model)
         stats.seconds += time.monotonic() - started
         # Read by SessionGRPOTrainer, which trains them with their rollout's advantage.
         trainer.earlier_sessions = [row.pop(EARLIER) for row in rows]
@@ -233,34 +329,39 @@ def make_rollout_func(
     return rollout_func
 
 
+@contextmanager
+def _evaluation_mode(model: Any) -> Iterator[None]:
+    """Dropout off while sampling, restored after (once for all of a batch's rollouts)."""
+    was_training = model.training
+    model.eval()
+    try:
+        yield
+    finally:
+        model.train(was_training)
+
+
 def rollout_row(
     model: Any,
     tokenizer: Any,
     prompt: Sequence[Message],
     toolbox: Toolbox,
     budgets: Budgets,
-    temperature: float,
     stats: RolloutStats,
-    sampler: Sampler | None = None,
+    sampler: Sampler,
 ) -> dict[str, Any]:
-    """One agent run from an RL row's prompt, as the training row of its last session."""
+    """One agent run from an RL row's prompt, as the training row of its last session;
+    `model` only gives the context length (None: unbounded), `sampler` samples the turns."""
     question = split_user_prompt(prompt[-1]["content"])[0]
     policy = TokenPolicy(
-        model, tokenizer, temperature=temperature, max_tokens=budgets.max_turn_tokens,
-        sampler=sampler,
+        model, tokenizer, max_tokens=budgets.max_turn_tokens, sampler=sampler,
     )  # fmt: skip
-    was_training = model.training
-    model.eval()
-    try:
-        result = run_agent(
-            question,
-            policy=policy,
-            toolbox=toolbox,
-            budgets=budgets,
-            token_counter=TokenCounter(tokenizer),
-        )
-    finally:
-        model.train(was_training)
+    result = run_agent(
+        question,
+        policy=policy,
+        toolbox=toolbox,
+        budgets=budgets,
+        token_counter=TokenCounter(tokenizer),
+    )
     stats.add(result, len(policy.sessions))
     last = policy.sessions[-1]
     if not last.completion_ids:  # the run failed before the model wrote anything

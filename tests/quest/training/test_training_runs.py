@@ -296,3 +296,46 @@ def test_a_lora_run_trains_adapters_and_saves_a_merged_model(
     assert not (final / "adapter_config.json").exists()
     merged = AutoModelForCausalLM.from_pretrained(final)
     assert not any("lora" in name for name, _ in merged.named_parameters())
+
+
+def test_concurrent_rollouts_are_sampled_in_one_batch_with_each_rows_own_log_probs(
+    smollm2_tokenizer: Any,
+) -> None:
+    import torch
+
+    from quest.training.agent_rollouts import BatchSampler
+
+    model = tiny_model(smollm2_tokenizer).eval()
+    calls = []
+    generate = model.generate
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(args[0].shape)
+        return generate(*args, **kwargs)
+
+    model.generate = counted  # type: ignore[method-assign]
+    batch = BatchSampler(model, smollm2_tokenizer, temperature=1.0)
+    prompts = [[1, 2, 3, 4, 5, 6], [7, 8], [9, 10, 11, 12]]
+    rooms = [5, 3, 4]
+    answers: dict[int, tuple[list[int], list[float]]] = {}
+
+    def ask(index: int) -> None:
+        try:
+            answers[index] = batch.sample(prompts[index], rooms[index])
+        finally:
+            batch.leave()
+
+    batch.expect(len(prompts))
+    threads = [threading.Thread(target=ask, args=(i,)) for i in range(len(prompts))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert calls == [torch.Size([3, 6])], "one left-padded generate for the three rollouts"
+    for index, (ids, room) in enumerate(zip(prompts, rooms, strict=True)):
+        sampled, logprobs = answers[index]
+        assert 1 <= len(sampled) <= room and len(logprobs) == len(sampled)
+        with torch.no_grad():
+            logits = model(torch.tensor([ids + sampled])).logits[0, len(ids) - 1 : -1]
+        forward = torch.log_softmax(logits, dim=-1).gather(1, torch.tensor(sampled)[:, None])
+        assert logprobs == pytest.approx(forward[:, 0].tolist(), abs=1e-4)
