@@ -29,6 +29,10 @@ PREVIEW_ROWS = 5
 TRAJECTORIES = "trajectories.jsonl"
 TASKS = "tasks.jsonl"
 LENGTHS = "lengths.json"
+NO_JUDGE = (
+    "its tree has leaves only an LLM judge can decide and no judge is configured "
+    "(QUESTWEB_JUDGE_MODEL)"
+)
 
 Beat = Callable[..., bool]
 
@@ -46,13 +50,16 @@ def build(dataset_id: int, beat: Beat) -> None:
     try:
         built = _BUILDERS[DatasetKind(dataset.kind)](dataset, partial, beat)
         rows_file = partial / f"{dataset.kind}.jsonl"
+        if not built["rows"]:
+            raise ValueError(_why_empty(built["stats"]))
         built["stats"]["tokens"] = _token_stats(rows_file, partial)
     except Cancelled:
         shutil.rmtree(partial, ignore_errors=True)
         return
     except Exception as error:  # the reason is shown on the dataset's page
         shutil.rmtree(partial, ignore_errors=True)
-        _end(dataset_id, Status.FAILED, error=f"{type(error).__name__}: {error}")
+        reason = str(error) if isinstance(error, ValueError) else f"{type(error).__name__}: {error}"
+        _end(dataset_id, Status.FAILED, error=reason, stats=dataset.stats)
         return
     shutil.rmtree(final, ignore_errors=True)
     partial.rename(final)
@@ -114,8 +121,11 @@ def _sft(dataset: TrainingDataset, directory: Path, beat: Beat) -> dict[str, Any
     from quest.training import SFTBuilder, read_jsonl, read_rollouts, write_jsonl
     from quest.training.collect import collect
 
-    tasks = _tasks(dataset, directory, beat)
     params = dataset.params
+    judge = _judge(params["policy"])
+    tasks = _tasks(dataset, directory, beat)
+    if judge is None:
+        tasks = _decidable(tasks, dataset)
     policy_factory, condenser_factory = _policy(params["policy"])
     store = _store()
     trajectories = directory / TRAJECTORIES
@@ -139,7 +149,7 @@ def _sft(dataset: TrainingDataset, directory: Path, beat: Beat) -> dict[str, Any
             min_reward=params["min_reward"],
             hint_retry=params["hint_retry"],
             store=store,
-            judge=_judge(params["policy"]),
+            judge=judge,
             on_rollout=on_rollout,
         )
     builder = SFTBuilder(tasks=tasks, store=store, min_reward=params["min_reward"])
@@ -148,6 +158,16 @@ def _sft(dataset: TrainingDataset, directory: Path, beat: Beat) -> dict[str, Any
     stats = {**dataset.stats, "collect": report.to_json(), "sessions": builder.report.to_json(),
              "files": ["sft.jsonl", TRAJECTORIES, TASKS]}  # fmt: skip
     return {"rows": rows, "task_ids": [t.task_id for t in tasks], "stats": stats}
+
+
+def _decidable(tasks: list[Any], dataset: TrainingDataset) -> list[Any]:
+    """Without a judge a tree with judge leaves can never be scored: its rollouts would all be
+    dropped, so the task is left out up front, with the reason."""
+    skipped = dataset.stats.setdefault("skipped", [])
+    for task in tasks:
+        if task.needs_judge():
+            skipped.append({"task_id": task.task_id, "reason": NO_JUDGE})
+    return [task for task in tasks if not task.needs_judge()]
 
 
 def _mid(dataset: TrainingDataset, directory: Path, beat: Beat) -> dict[str, Any]:
@@ -164,6 +184,23 @@ def _mid(dataset: TrainingDataset, directory: Path, beat: Beat) -> dict[str, Any
     beat(done=1)
     stats = {"mid": builder.report.to_json(), "files": ["mid.jsonl"], "source": source.pk}
     return {"rows": rows, "task_ids": list(source.task_ids), "stats": stats}
+
+
+def _why_empty(stats: dict[str, Any]) -> str:
+    """What a build that wrote no row can tell a person, from its reports."""
+    reasons = [item["reason"] for item in stats.get("skipped", []) + stats.get("skipped_tasks", [])]
+    parts = []
+    if reasons:
+        common = max(set(reasons), key=reasons.count)
+        parts.append(f"{len(reasons)} task(s) left out, e.g. {common}")
+    collected = stats.get("collect") or {}
+    if collected.get("rollouts"):
+        parts.append(
+            f"of {collected['rollouts']} rollouts {collected.get('kept', 0)} kept, "
+            f"{collected.get('below_threshold', 0)} below the reward threshold, "
+            f"{collected.get('dropped', 0)} dropped (the verifier could not decide them)"
+        )
+    return "no row to train on: " + ("; ".join(parts) or "the builder wrote none")
 
 
 _BUILDERS = {DatasetKind.RL: _rl, DatasetKind.SFT: _sft, DatasetKind.MID: _mid}

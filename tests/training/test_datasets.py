@@ -125,3 +125,24 @@ def test_a_cancelled_build_writes_nothing(
     dataset.refresh_from_db()
     assert (dataset.status, dataset.rows) == ("cancelled", 0)
     assert not Path(dataset.directory).exists()
+
+
+def test_a_build_that_keeps_no_row_fails_saying_why(admin: User) -> None:
+    from apps.audit.models import Campaign
+    from apps.rubrics.services import task_create
+    from tests.quest.training.training_helpers import AUSTRALIA, judged_tree
+    from tests.training.conftest import gate
+
+    campaign = Campaign.objects.create(name="gate", created_by=admin)
+    made = 0
+    while made < 2:  # two judge-only tasks on the train side of the split
+        task = task_create(
+            user=admin, record={"question": AUSTRALIA, "rubric": judged_tree(AUSTRALIA)}
+        )
+        gate(task, campaign)
+        made += not selectors.held_out(task.pk)
+    dataset = build(admin, "sft", policy="scripted")
+    assert dataset.status == "failed" and dataset.rows == 0
+    assert dataset.error.startswith("no row to train on: 2 task(s) left out")
+    assert "QUESTWEB_JUDGE_MODEL" in dataset.error
+    assert len(dataset.stats["skipped"]) == 2, "the page lists them"
