@@ -75,8 +75,10 @@ def _start(job: TrainingJob, out: Path) -> subprocess.Popen[bytes]:
     config = out / "config.yaml"
     config.write_text(render_yaml(parse_config(job.config)), encoding="utf-8")
     argv = [sys.executable, "-m", "quest", "train", str(config)]
+    # transformers' deprecation notices (gradient_checkpointing → activation_checkpointing, on
+    # every step) would bury the run's own lines in the log a person reads.
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-           "PYTHONUNBUFFERED": "1"}  # fmt: skip
+           "PYTHONUNBUFFERED": "1", "PYTHONWARNINGS": "ignore::FutureWarning"}  # fmt: skip
     with (out / LOG_FILE).open("ab") as logfile, (out / RESULT_FILE).open("wb") as result:
         logfile.write(f"[questweb] job {job.pk}: {' '.join(argv)}\n".encode())
         logfile.flush()

@@ -267,3 +267,30 @@ def test_the_watchdog_fails_work_whose_worker_stopped_reporting(
     alive.refresh_from_db()
     assert silent.status == "failed" and "stopped reporting" in silent.error
     assert alive.status == "running"
+
+
+def test_without_a_judge_an_evaluation_leaves_out_trees_only_a_judge_can_score(
+    admin: User, dataset: Callable[..., TrainingDataset], settings: Any
+) -> None:
+    from apps.audit.models import Campaign
+    from apps.rubrics.services import task_create
+    from tests.quest.training.training_helpers import AUSTRALIA, capital_tree, judged_tree
+    from tests.training.conftest import gate
+
+    settings.LLM_JUDGE_MODEL = ""
+    campaign = Campaign.objects.create(name="gate", created_by=admin)
+    kept: list[str] = []
+    judged = 0
+    while not kept or not judged:
+        for tree in (capital_tree(AUSTRALIA, "Canberra"), judged_tree(AUSTRALIA)):
+            task = task_create(user=admin, record={"question": AUSTRALIA, "rubric": tree})
+            gate(task, campaign)
+            if selectors.held_out(task.pk):
+                if tree["root"]["children"][0]["check"]["kind"] == "judge":
+                    judged += 1
+                else:
+                    kept.append(str(task.pk))
+    job = launch(admin, dataset("rl"))
+    checkpoint(job, 1)
+    evaluation = services.evaluation_create(user=admin, job_id=job.pk, checkpoint="checkpoint-1")
+    assert evaluation.task_ids == kept

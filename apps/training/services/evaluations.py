@@ -59,13 +59,26 @@ def evaluation_create(
 
 
 def held_out_tasks(job: TrainingJob, limit: int) -> list[str]:
+    """Held-out gated tasks none of the job's data came from; without a judge, only those
+    whose trees can be scored without one (the others would all be dropped)."""
+    from quest.training import DatasetError, task_from_record
+
     used = set(job.dataset.task_ids) if job.dataset else set()
-    ids = [
-        str(task.pk)
-        for task, _ in selectors.gated_versions(split="held_out")
-        if str(task.pk) not in used
-    ]
-    return ids[:limit]
+    judged = bool(settings.LLM_JUDGE_MODEL)
+    ids = []
+    for task, version in selectors.gated_versions(split="held_out"):
+        if str(task.pk) in used:
+            continue
+        try:
+            record = task_from_record(selectors.task_record(task, version))
+        except DatasetError:  # a record no agent run could be scored against
+            continue
+        if not judged and record.needs_judge():
+            continue
+        ids.append(str(task.pk))
+        if len(ids) >= limit:
+            break
+    return ids
 
 
 def _eval_budgets(data: Mapping[str, Any]) -> dict[str, int]:
