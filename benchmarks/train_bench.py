@@ -22,10 +22,12 @@ a group of 2, lr 1e-6, clip 0.2/0.28, no KL, temperature 1.0, DAPO loss, max_com
   generation (no rollout_func, no tools), all of a step's completions in one batched generate.
 
 B does less work per step than A: no tool calls, no second or third turn, no re-encoding of a
-grown conversation, and one batched generation where the agent loop samples rollout by rollout.
+grown conversation, and one batched generation of all completions where the agent loop runs a
+step's rollouts in threads and batches one turn of each per generate (quest.training
+.agent_rollouts.BatchSampler), so a rollout's turns are sequential.
 So A/B measures what questweb's multi-turn rollouts cost over a plain single-turn GRPO step, and
 A1/B the agent loop's overhead at a comparable token budget (A1 still decodes twice per rollout,
-one rollout at a time). The issue's goal is A/B within 10% (ratio <= 1.10).
+its turns one after the other). The issue's goal is A/B within 10% (ratio <= 1.10).
 
 Step time is each run's own log: A's OUTPUT_DIR/metrics.jsonl `step_s` (questweb's callback,
 from the step's begin to its end), B's a callback timing the same window. The model load and
