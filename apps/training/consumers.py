@@ -9,28 +9,20 @@ from __future__ import annotations
 
 import json
 from typing import Any
-from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from apps.common.errors import DomainError, NotAuthenticated
+from apps.common.websockets import (
+    CLOSE_BAD_REQUEST,
+    CLOSE_NOT_FOUND,
+    CLOSE_UNAUTHENTICATED,
+    after_param,
+)
 from apps.training import selectors
 from apps.training.broadcast import group_name, metric_message, status_message
 from apps.training.models import TrainingJob
-
-CLOSE_UNAUTHENTICATED = 4401
-CLOSE_NOT_FOUND = 4404
-CLOSE_BAD_REQUEST = 4400
-
-
-def _after(query_string: bytes) -> int | None:
-    values = parse_qs(query_string.decode("latin-1")).get("after", ["-1"])
-    try:
-        after = int(values[-1])
-    except ValueError:
-        return None
-    return after if after >= -1 else None
 
 
 class JobConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
@@ -39,7 +31,7 @@ class JobConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     last_line: int
 
     async def connect(self) -> None:
-        after = _after(self.scope.get("query_string", b""))
+        after = after_param(self.scope.get("query_string", b""), default=-1, lowest=-1)
         if after is None:
             await self._refuse(CLOSE_BAD_REQUEST)
             return

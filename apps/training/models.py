@@ -26,31 +26,13 @@ ACTIVE = (Status.QUEUED, Status.RUNNING)
 ENDED = (Status.DONE, Status.STOPPED, Status.FAILED, Status.CANCELLED)
 
 
-class DatasetKind(models.TextChoices):
-    RL = "rl", "RL prompts"
-    SFT = "sft", "SFT sessions"
-    MID = "mid", "Mid-training pairs"
+class Work(models.Model):
+    """What a worker does for someone: its status, who asked, when it ran, why it failed.
+    `active_at` is the worker's last report: the watchdog fails work silent for too long."""
 
-
-class TrainingDataset(models.Model):
-    """Rows a job trains on, built by a worker: RL prompts from gated tasks, SFT sessions from
-    trajectories a policy collected on them (rejection sampling), mid-training pairs."""
-
-    name = models.CharField(max_length=120)
-    kind = models.CharField(max_length=8, choices=DatasetKind.choices)
-    # What was asked: policy, attempts, min_reward, hint_retry, limit, split, source dataset.
-    params = models.JSONField(default=dict)
     status = models.CharField(
         max_length=16, choices=Status.choices, default=Status.QUEUED, db_index=True
     )
-    directory = models.CharField(max_length=500, blank=True)
-    rows = models.PositiveIntegerField(default=0)
-    # Gated task ids the rows come from; an evaluation keeps these out of its held-out set.
-    task_ids = models.JSONField(default=list)
-    # Builder reports, token-length histogram, skipped tasks.
-    stats = models.JSONField(default=dict)
-    done = models.PositiveIntegerField(default=0)  # tasks processed so far
-    total = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
@@ -61,14 +43,39 @@ class TrainingDataset(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        abstract = True
         ordering = ["-created_at", "-id"]
-
-    def __str__(self) -> str:
-        return f"Dataset {self.pk} {self.name} ({self.kind}, {self.status})"
 
     @property
     def is_active(self) -> bool:
         return self.status in ACTIVE
+
+
+class DatasetKind(models.TextChoices):
+    RL = "rl", "RL prompts"
+    SFT = "sft", "SFT sessions"
+    MID = "mid", "Mid-training pairs"
+
+
+class TrainingDataset(Work):
+    """Rows a job trains on, built by a worker: RL prompts from gated tasks, SFT sessions from
+    trajectories a policy collected on them (rejection sampling), mid-training pairs."""
+
+    name = models.CharField(max_length=120)
+    kind = models.CharField(max_length=8, choices=DatasetKind.choices)
+    # What was asked: policy, attempts, min_reward, hint_retry, limit, split, source dataset.
+    params = models.JSONField(default=dict)
+    directory = models.CharField(max_length=500, blank=True)
+    rows = models.PositiveIntegerField(default=0)
+    # Gated task ids the rows come from; an evaluation keeps these out of its held-out set.
+    task_ids = models.JSONField(default=list)
+    # Builder reports, token-length histogram, skipped tasks.
+    stats = models.JSONField(default=dict)
+    done = models.PositiveIntegerField(default=0)  # tasks processed so far
+    total = models.PositiveIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"Dataset {self.pk} {self.name} ({self.kind}, {self.status})"
 
 
 class JobKind(models.TextChoices):
@@ -77,7 +84,7 @@ class JobKind(models.TextChoices):
     GRPO = "grpo", "GRPO"
 
 
-class TrainingJob(models.Model):
+class TrainingJob(Work):
     """One `python -m quest train` run, supervised by a gpu-queue worker."""
 
     name = models.CharField(max_length=120)
@@ -90,33 +97,15 @@ class TrainingJob(models.Model):
     resumed_from = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="resumes"
     )
-    status = models.CharField(
-        max_length=16, choices=Status.choices, default=Status.QUEUED, db_index=True
-    )
     cancel_requested = models.BooleanField(default=False)
     step = models.PositiveIntegerField(default=0)  # the last logged step
     max_steps = models.PositiveIntegerField(default=0)
     summary = models.JSONField(default=dict, blank=True)  # what the run printed at its end
-    error = models.TextField(blank=True)
     worker = models.CharField(max_length=200, blank=True)
     pid = models.IntegerField(null=True, blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
-    )
-    created_at = models.DateTimeField(default=timezone.now)
-    started_at = models.DateTimeField(null=True, blank=True)
-    active_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
         return f"Job {self.pk} {self.name} ({self.kind}, {self.status})"
-
-    @property
-    def is_active(self) -> bool:
-        return self.status in ACTIVE
 
     @property
     def output_dir(self) -> str:
@@ -196,7 +185,7 @@ class TrainingPreset(models.Model):
         return self.name
 
 
-class Evaluation(models.Model):
+class Evaluation(Work):
     """A checkpoint and its base model run by the same agent loop over held-out tasks."""
 
     job = models.ForeignKey(
@@ -206,29 +195,11 @@ class Evaluation(models.Model):
     base_model = models.CharField(max_length=500, blank=True)  # "" when no base is compared
     task_ids = models.JSONField(default=list)  # the held-out tasks, in order
     budgets = models.JSONField(default=dict)
-    status = models.CharField(
-        max_length=16, choices=Status.choices, default=Status.QUEUED, db_index=True
-    )
     cancel_requested = models.BooleanField(default=False)
     done = models.PositiveIntegerField(default=0)  # runs finished (both models)
     total = models.PositiveIntegerField(default=0)
     # {"models": {"checkpoint": {summary, scores}, "base": {...}}, "difference": {...}}
     results = models.JSONField(default=dict, blank=True)
-    error = models.TextField(blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
-    )
-    created_at = models.DateTimeField(default=timezone.now)
-    started_at = models.DateTimeField(null=True, blank=True)
-    active_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
         return f"Evaluation {self.pk} of {self.checkpoint} ({self.status})"
-
-    @property
-    def is_active(self) -> bool:
-        return self.status in ACTIVE

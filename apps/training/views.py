@@ -174,22 +174,37 @@ def dataset_progress(request: HttpRequest, dataset_id: int) -> HttpResponse:
     """What the dataset page polls while it builds; once ended the page reloads (HX-Refresh)
     to show its counts, lengths and preview."""
     dataset = selectors.dataset_get(user=page_user(request), dataset_id=dataset_id)
-    context = {"dataset": dataset, "can_manage": can_manage(request)}
-    response = render(request, "training/dataset_detail.html#progress", context)
-    if not dataset.is_active and request.htmx:  # type: ignore[attr-defined]
+    return _progress(request, "training/dataset_detail.html#progress", dataset=dataset)
+
+
+def _progress(request: HttpRequest, template: str, **row: Any) -> HttpResponse:
+    """A polled progress fragment; once its row ended the page reloads (HX-Refresh)."""
+    response = render(request, template, {**row, "can_manage": can_manage(request)})
+    [work] = row.values()
+    if not work.is_active and request.htmx:  # type: ignore[attr-defined]
         response["HX-Refresh"] = "true"
     return response
+
+
+def _cancelled(request: HttpRequest, cancel: Any, done: str) -> None:
+    """Run a cancel service, saying what happened on the next page."""
+    try:
+        cancel()
+    except Conflict as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, done)
 
 
 @login_required
 @require_POST
 def dataset_cancel(request: HttpRequest, dataset_id: int) -> HttpResponse:
-    try:
-        services.dataset_cancel(user=page_user(request), dataset_id=dataset_id)
-    except Conflict as exc:
-        messages.error(request, exc.message)
-    else:
-        messages.success(request, f"Dataset {dataset_id} cancelled.")
+    user = page_user(request)
+    _cancelled(
+        request,
+        lambda: services.dataset_cancel(user=user, dataset_id=dataset_id),
+        f"Dataset {dataset_id} cancelled.",
+    )
     return redirect("training:dataset", dataset_id=dataset_id)
 
 
@@ -271,22 +286,18 @@ def evaluation_detail(request: HttpRequest, evaluation_id: int) -> HttpResponse:
 @require_GET
 def evaluation_progress(request: HttpRequest, evaluation_id: int) -> HttpResponse:
     evaluation = selectors.evaluation_get(user=page_user(request), evaluation_id=evaluation_id)
-    context = {"evaluation": evaluation, "can_manage": can_manage(request)}
-    response = render(request, "training/evaluation_detail.html#progress", context)
-    if not evaluation.is_active and request.htmx:  # type: ignore[attr-defined]
-        response["HX-Refresh"] = "true"
-    return response
+    return _progress(request, "training/evaluation_detail.html#progress", evaluation=evaluation)
 
 
 @login_required
 @require_POST
 def evaluation_cancel(request: HttpRequest, evaluation_id: int) -> HttpResponse:
-    try:
-        services.evaluation_cancel(user=page_user(request), evaluation_id=evaluation_id)
-    except Conflict as exc:
-        messages.error(request, exc.message)
-    else:
-        messages.success(request, f"Evaluation {evaluation_id}: cancel asked; results so far stay.")
+    user = page_user(request)
+    _cancelled(
+        request,
+        lambda: services.evaluation_cancel(user=user, evaluation_id=evaluation_id),
+        f"Evaluation {evaluation_id}: cancel asked; results so far stay.",
+    )
     return redirect("training:evaluation", evaluation_id=evaluation_id)
 
 
