@@ -118,6 +118,11 @@
     }
   }
 
+  // A title cut to `n` characters says so (the full text is in the item's details).
+  function clip(text, n) {
+    return text.length > n ? text.slice(0, n - 1).trimEnd() + "…" : text;
+  }
+
   function renderVerdict(payload) {
     for (const [id, result] of Object.entries(payload.nodes || {})) {
       const node = root.querySelector('[data-node="' + CSS.escape(id) + '"]');
@@ -138,15 +143,27 @@
     if (!line) return;
     const bounds = payload.complete ? "" : " (undecided leaves: " + payload.lower.toFixed(2) + "–" + payload.upper.toFixed(2) + ")";
     line.textContent = (payload.final ? "final " : "so far ") + Number(payload.root_score).toFixed(2) + bounds;
-    const reward = $("[data-testid=reward]");
-    if (payload.reward) {
-      reward.hidden = false;
-      reward.replaceChildren(el("strong", null, "Reward"));
-      for (const [key, value] of Object.entries(payload.reward)) {
-        const shown = typeof value === "number" && !Number.isInteger(value) ? value.toFixed(3) : value;
-        reward.append(el("div", null, key + ": " + shown));
-      }
+    if (payload.reward) renderReward(payload.reward);
+  }
+
+  // The RL reward as its formula with the numbers in (QUEST-SPEC §2): R = 0.75·base + 0.25·v·base,
+  // v the share of citations that hold; a dropped task says why instead.
+  function renderReward(r) {
+    const box = $("[data-testid=reward]");
+    box.hidden = false;
+    const f = (x) => Number(x).toFixed(3);
+    box.replaceChildren(el("strong", null, "Reward"));
+    if (r.dropped || r.reward === undefined || r.reward === null) {
+      box.append(el("div", null, "dropped: the verifier could not decide this answer" + (r.reason ? " (" + r.reason + ")" : "")));
+      return;
     }
+    const base = Number(r.base), clipped = Math.min(1, Math.max(0, base)), v = Number(r.valid_rate || 0);
+    box.append(
+      el("div", "formula", "R = 0.75 × base + 0.25 × citations valid × base"),
+      el("div", "formula", "= 0.75 × " + f(base) + " + 0.25 × " + f(v) + " × " + f(clipped) + " = " + f(r.reward)),
+    );
+    if (Array.isArray(r.leaves)) box.append(el("div", "muted small", r.leaves[0] + " of " + r.leaves[1] + " leaves passed"));
+    if (r.reason) box.append(el("div", "muted small", r.reason));
   }
 
   function renderUsage(payload) {
@@ -162,7 +179,7 @@
 
   const RENDER = {
     started: (p) => { setStatus("running"); timeline("started", p.policy || "", null); },
-    thought: (p) => timeline("thought", (p.text || "").slice(0, 160), p.text),
+    thought: (p) => timeline("thought", clip(p.text || "", 160), p.text),
     tool_call: (p) => timeline("tool_call", p.name + " " + JSON.stringify(p.arguments || {}).slice(0, 200), null),
     tool_result: (p) => {
       timeline("tool_result", (p.ok ? "" : "error: ") + (p.name || ""), p.text);

@@ -91,6 +91,10 @@ def test_a_viewer_watches_events_arrive_and_replays_the_finished_session(
           elapsed_s=1.2, session_status="finished")  # fmt: skip
     page.wait_for_selector("[data-testid=status]:has-text('finished')")
     assert page.locator("[data-testid=score]").inner_text() == "final 1.00"
+    reward = page.locator("[data-testid=reward]").inner_text()
+    times = "\u00d7"  # the multiplication sign the page writes
+    assert f"R = 0.75 {times} base + 0.25 {times} citations valid {times} base" in reward
+    assert f"= 0.75 {times} 1.000 + 0.25 {times} 1.000 {times} 1.000 = 1.000" in reward
     events = page.locator("[data-testid=timeline] li").count()
     assert events == 6  # verdict and score light the tree rather than the timeline
 
