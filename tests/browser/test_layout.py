@@ -1,0 +1,61 @@
+"""The main pages at a phone's width (390 px) and a laptop's (1280 px), in a real browser: no
+page scrolls sideways (wide tables scroll inside their own box) and none logs a console error."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from apps.accounts.models import User
+from tests.browser.test_task_pages import _login
+
+pytestmark = pytest.mark.django_db(transaction=True)
+WIDTHS = (390, 1280)
+# What sticks out past the viewport (outside the boxes meant to scroll), for the message.
+WIDE = """[...document.querySelectorAll('body *')].filter(e => {
+  const r = e.getBoundingClientRect();
+  return r.right > window.innerWidth + 1 && r.width > 0 && !e.closest('.table-scroll, pre');
+}).slice(0, 4).map(e => e.tagName.toLowerCase() + '.' + e.className + ' '
+  + Math.round(e.getBoundingClientRect().right))"""
+
+
+@pytest.fixture
+def seeded(make_user: Callable[..., User]) -> dict[str, Any]:
+    from apps.live.models import Session
+    from apps.rubrics.services import task_create
+    from tests.quest.training.training_helpers import AUSTRALIA, capital_tree
+
+    admin = make_user("admin", username="ada")
+    question = AUSTRALIA + " Give the year it became the capital and cite a page for each fact."
+    record = {"question": question, "rubric": capital_tree(question, "Canberra")}
+    task = task_create(user=admin, record=record)
+    session = Session.objects.create(owner=admin, question=question, status="finished")
+    return {"admin": admin, "task": task, "session": session}
+
+
+def test_the_main_pages_fit_a_phone_and_a_laptop_without_console_errors(
+    asgi_server: str, page: Any, seeded: dict[str, Any]
+) -> None:
+    base = f"http://{asgi_server}"  # the whole app, websockets included
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    _login(page, base, seeded["admin"], "/")
+    paths = ["/", "/tasks/", f"/tasks/{seeded['task'].pk}/", "/live/",
+             f"/live/{seeded['session'].public_id}/", "/audit/", "/audit/dashboard/",
+             "/corpus/", "/synthesis/", "/training/", "/training/jobs/new/",
+             "/accounts/settings/"]  # fmt: skip
+    problems = []
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        for path in paths:
+            errors.clear()
+            page.goto(base + path)
+            page.wait_for_load_state("networkidle")
+            if page.evaluate("document.documentElement.scrollWidth > window.innerWidth"):
+                problems.append(f"{path} at {width} px scrolls sideways: {page.evaluate(WIDE)}")
+            if errors:
+                problems.append(f"{path} at {width} px: console errors {errors}")
+    assert not problems, "\n".join(problems)
