@@ -107,7 +107,8 @@ def session_stop(request: HttpRequest, public_id: Any) -> HttpResponse:
             return HttpResponse(exc.message, status=exc.status)
         messages.error(request, exc.message)
     if request.htmx:  # type: ignore[attr-defined]
-        return HttpResponse('<span class="muted">stopping…</span>')
+        # Keeps the form's class: the page hides it once the run reports its end.
+        return HttpResponse('<span class="muted stop-form" data-testid="stopping">stopping…</span>')
     return redirect("live:detail", public_id=public_id)
 
 

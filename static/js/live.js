@@ -14,8 +14,8 @@
     if (text !== undefined && text !== null) node.textContent = String(text);
     return node;
   };
-  const TERMINAL = new Set(["finished", "failed", "stalled"]);
-  const state = { lastSeq: 0, events: [], sources: new Map(), socket: null, retry: 0, ended: false };
+  const TERMINAL = new Set(["finished", "stopped", "failed", "stalled"]);
+  const state = { lastSeq: 0, events: [], sources: new Map(), socket: null, retry: 0, ended: false, replaying: false };
 
   function docLink(url, label) {
     const a = el("a", "chip", label);
@@ -25,6 +25,7 @@
   }
 
   function setStatus(status) {
+    if (state.replaying) return; // a replay redraws the story, not the session's status
     const badge = $("[data-testid=status]");
     badge.textContent = status;
     badge.className = "status status-" + status;
@@ -198,7 +199,8 @@
     error: (p) => timeline("error", p.message || "error", null),
     gap: (p) => timeline("gap", "events " + p.from + "–" + p.to + " were pruned and cannot be shown", null),
     finished: (p) => {
-      setStatus(p.session_status || (p.status === "failed" ? "failed" : "finished"));
+      // A run stopped by a person says so rather than "finished".
+      setStatus(p.status === "stopped" ? "stopped" : p.session_status || (p.status === "failed" ? "failed" : "finished"));
       renderUsage(p);
       timeline("finished", p.status || "", null);
     },
@@ -272,7 +274,12 @@
     label.hidden = false;
     range.oninput = () => {
       resetView();
-      state.events.slice(0, Number(range.value)).forEach(apply);
+      state.replaying = true;
+      try {
+        state.events.slice(0, Number(range.value)).forEach(apply);
+      } finally {
+        state.replaying = false;
+      }
       output.textContent = range.value + " / " + range.max;
     };
   }

@@ -102,6 +102,7 @@ def test_a_viewer_watches_events_arrive_and_replays_the_finished_session(
     assert scrubber.is_visible()
     scrubber.fill("3")  # started, tool_call, tool_result
     assert page.locator("[data-testid=timeline] li").count() == 3
+    assert page.locator("[data-testid=status]").inner_text() == "finished", "a replay keeps it"
     assert page.locator("[data-testid=report]").inner_text() == "No answer yet."
     assert "st-pass" not in page.locator("li.leaf[data-node=capital]").get_attribute("class")
     scrubber.fill(scrubber.get_attribute("max"))
