@@ -15,12 +15,14 @@
     return node;
   };
   const TERMINAL = new Set(["finished", "stopped", "failed", "stalled"]);
-  const state = { lastSeq: 0, events: [], sources: new Map(), socket: null, retry: 0, ended: false, replaying: false };
+  const state = { lastSeq: 0, events: [], sources: new Map(), seen: new Map(), socket: null, retry: 0, ended: false, replaying: false };
 
   function docLink(url, label) {
     const a = el("a", "chip", label);
     a.href = root.dataset.doc + "?url=" + encodeURIComponent(url);
-    a.title = url;
+    a.title = url + " (opens in a new tab; the session keeps running here)";
+    a.target = "_blank";
+    a.rel = "noopener";
     return a;
   }
 
@@ -66,16 +68,20 @@
     fillList($(".board .uncertain"), info.uncertain, fact);
   }
 
-  function addSources(list) {
-    const ul = $("[data-testid=sources]");
+  // Pages the agent visited, apart from the results its searches listed (which it may never
+  // have opened): both shown, labelled.
+  function addSources(list, read) {
+    const ul = $(read ? "[data-testid=sources]" : "[data-testid=seen]");
+    const known = read ? state.sources : state.seen;
     for (const source of list || []) {
-      if (!source.url || state.sources.has(source.url)) continue;
-      if (!state.sources.size) ul.replaceChildren();
-      state.sources.set(source.url, source.title);
+      if (!source.url || known.has(source.url)) continue;
+      if (!known.size) ul.replaceChildren();
+      known.set(source.url, source.title);
       const li = el("li");
       li.append(docLink(source.url, source.title || source.url));
       ul.append(li);
     }
+    if (!read) $("[data-testid=seen-count]").textContent = "(" + known.size + ")";
   }
 
   // The report is Markdown from a policy: a small, safe subset is drawn (headings, list items,
@@ -184,7 +190,7 @@
     tool_call: (p) => timeline("tool_call", p.name + " " + JSON.stringify(p.arguments || {}).slice(0, 200), null),
     tool_result: (p) => {
       timeline("tool_result", (p.ok ? "" : "error: ") + (p.name || ""), p.text);
-      addSources(p.sources);
+      addSources(p.sources, p.name === "visit");
     },
     reminder: (p) => timeline("reminder", p.problem || "invalid turn",
       (p.reply ? "The policy wrote:\n" + p.reply + "\n\n" : "") + p.text),
@@ -250,7 +256,10 @@
     $("[data-testid=timeline]").replaceChildren();
     renderState(null);
     state.sources.clear();
+    state.seen.clear();
     $("[data-testid=sources]").replaceChildren(el("li", "muted", "none yet"));
+    $("[data-testid=seen]").replaceChildren(el("li", "muted", "none yet"));
+    $("[data-testid=seen-count]").textContent = "(0)";
     const report = $("[data-testid=report]");
     report.replaceChildren(el("span", null, "No answer yet."));
     report.classList.add("muted");

@@ -58,6 +58,11 @@ def test_a_viewer_watches_events_arrive_and_replays_the_finished_session(
     _emit(session, "tool_call", turn=1, name="search", arguments={"query": ["capital Australia"]})
     _emit(session, "tool_result", turn=1, name="search", ok=True, text="1. Canberra",
           truncated=False, sources=[{"url": CANBERRA, "title": "Canberra"}])  # fmt: skip
+    page.wait_for_selector("[data-testid=seen] >> text=Canberra", state="attached")
+    assert page.locator("[data-testid=seen-count]").inner_text() == "(1)"
+    assert page.locator("[data-testid=sources]").inner_text() == "none yet", "listed, not read"
+    _emit(session, "tool_result", turn=2, name="visit", ok=True, text="Canberra is the capital",
+          truncated=False, sources=[{"url": CANBERRA, "title": "Canberra"}])  # fmt: skip
     page.wait_for_selector("[data-testid=sources] >> text=Canberra")
     state = {
         "version": "dr_state",
@@ -96,7 +101,7 @@ def test_a_viewer_watches_events_arrive_and_replays_the_finished_session(
     assert f"R = 0.75 {times} base + 0.25 {times} citations valid {times} base" in reward
     assert f"= 0.75 {times} 1.000 + 0.25 {times} 1.000 {times} 1.000 = 1.000" in reward
     events = page.locator("[data-testid=timeline] li").count()
-    assert events == 6  # verdict and score light the tree rather than the timeline
+    assert events == 7  # verdict and score light the tree rather than the timeline
 
     scrubber = page.locator("[data-testid=scrubber]")
     assert scrubber.is_visible()
