@@ -34,6 +34,14 @@ def test_a_user_logs_in_creates_a_token_sees_it_once_uses_it_and_revokes_it(
 
     me = httpx.get(f"{live_server.url}/api/me", headers={"Authorization": f"Bearer {secret}"})
     assert me.status_code == 200 and me.json()["username"] == user.username
+    example = page.locator("[data-testid=token-curl]").inner_text()
+    assert example == f'curl -H "Authorization: Bearer {secret}" {live_server.url}/api/tasks'
+    tasks = httpx.get(example.split()[-1], headers={"Authorization": f"Bearer {secret}"})
+    assert tasks.status_code == 200, "the example works as written"
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.click("[data-testid=copy-token]")
+    page.wait_for_selector("[data-testid=copy-token]:has-text('copied')")
+    assert page.evaluate("navigator.clipboard.readText()") == secret
 
     page.reload()
     assert page.locator("[data-testid=new-token]").count() == 0  # shown once
