@@ -20,12 +20,6 @@ from apps.training.schemas import (
     DatasetIn,
     DatasetOut,
     DatasetPageOut,
-    EvaluationIn,
-    EvaluationOut,
-    EvaluationPageOut,
-    JobIn,
-    JobOut,
-    JobPageOut,
     LogOut,
     MetricOut,
     PresetIn,
@@ -34,6 +28,12 @@ from apps.training.schemas import (
     ResumeIn,
     RolloutOut,
     RolloutPageOut,
+    TrainingEvaluationIn,
+    TrainingEvaluationOut,
+    TrainingEvaluationPageOut,
+    TrainingJobIn,
+    TrainingJobOut,
+    TrainingJobPageOut,
 )
 
 router = Router(tags=["training"])
@@ -185,7 +185,7 @@ def _params(payload: Any) -> dict[str, Any]:
     response={200: ConfigPreviewOut, **errors(403, 404, 422, body=True)},
     summary="The exact YAML config a launch would run (admin)",
 )
-def jobs_preview(request: HttpRequest, payload: JobIn) -> dict[str, Any]:
+def jobs_preview(request: HttpRequest, payload: TrainingJobIn) -> dict[str, Any]:
     text = services.config_preview(
         user=_user(request),
         kind=payload.kind,
@@ -198,10 +198,10 @@ def jobs_preview(request: HttpRequest, payload: JobIn) -> dict[str, Any]:
 
 @router.post(
     "/training/jobs",
-    response={202: JobOut, **errors(403, 404, 409, 422, body=True)},
+    response={202: TrainingJobOut, **errors(403, 404, 409, 422, body=True)},
     summary="Launch a training run on the gpu queue (admin)",
 )
-def jobs_create(request: HttpRequest, payload: JobIn) -> Status[dict[str, Any]]:
+def jobs_create(request: HttpRequest, payload: TrainingJobIn) -> Status[dict[str, Any]]:
     job = services.job_create(
         user=_user(request),
         kind=payload.kind,
@@ -215,7 +215,7 @@ def jobs_create(request: HttpRequest, payload: JobIn) -> Status[dict[str, Any]]:
 
 @router.get(
     "/training/jobs",
-    response={200: JobPageOut, **errors(403, 422)},
+    response={200: TrainingJobPageOut, **errors(403, 422)},
     summary="Training jobs, newest first",
 )
 def jobs_list(
@@ -226,7 +226,7 @@ def jobs_list(
 
 @router.get(
     "/training/jobs/{job_id}",
-    response={200: JobOut, **errors(403, 404, 422)},
+    response={200: TrainingJobOut, **errors(403, 404, 422)},
     summary="A job's status, step and config",
 )
 def jobs_get(request: HttpRequest, job_id: Id) -> dict[str, Any]:
@@ -235,7 +235,7 @@ def jobs_get(request: HttpRequest, job_id: Id) -> dict[str, Any]:
 
 @router.post(
     "/training/jobs/{job_id}/cancel",
-    response={200: JobOut, **errors(403, 404, 409, 422)},
+    response={200: TrainingJobOut, **errors(403, 404, 409, 422)},
     summary="Cancel a queued job, or stop a running one after a checkpoint (admin)",
 )
 def jobs_cancel(request: HttpRequest, job_id: Id) -> dict[str, Any]:
@@ -244,7 +244,7 @@ def jobs_cancel(request: HttpRequest, job_id: Id) -> dict[str, Any]:
 
 @router.post(
     "/training/jobs/{job_id}/resume",
-    response={202: JobOut, **errors(403, 404, 409, 422, body=True)},
+    response={202: TrainingJobOut, **errors(403, 404, 409, 422, body=True)},
     summary="A new job continuing this one from a checkpoint (admin)",
 )
 def jobs_resume(request: HttpRequest, job_id: Id, payload: ResumeIn) -> Status[dict[str, Any]]:
@@ -372,11 +372,11 @@ def presets_delete(request: HttpRequest, preset_id: Id) -> Status[None]:
 
 @router.post(
     "/training/jobs/{job_id}/evaluations",
-    response={202: EvaluationOut, **errors(403, 404, 409, 422, body=True)},
+    response={202: TrainingEvaluationOut, **errors(403, 404, 409, 422, body=True)},
     summary="Evaluate a checkpoint and the job's base model on held-out tasks (admin)",
 )
 def evaluations_create(
-    request: HttpRequest, job_id: Id, payload: EvaluationIn
+    request: HttpRequest, job_id: Id, payload: TrainingEvaluationIn
 ) -> Status[dict[str, Any]]:
     budgets = {k: v for k in ("max_turns", "max_turn_tokens") if (v := getattr(payload, k))}
     evaluation = services.evaluation_create(
@@ -388,7 +388,7 @@ def evaluations_create(
 
 @router.get(
     "/training/evaluations",
-    response={200: EvaluationPageOut, **errors(403, 422)},
+    response={200: TrainingEvaluationPageOut, **errors(403, 422)},
     summary="Evaluations, newest first",
 )
 def evaluations_list(
@@ -400,7 +400,7 @@ def evaluations_list(
 
 @router.get(
     "/training/evaluations/{evaluation_id}",
-    response={200: EvaluationOut, **errors(403, 404, 422)},
+    response={200: TrainingEvaluationOut, **errors(403, 404, 422)},
     summary="An evaluation's progress, per-model summaries with 95% intervals, and the difference",
 )
 def evaluations_get(request: HttpRequest, evaluation_id: Id) -> dict[str, Any]:
@@ -410,7 +410,7 @@ def evaluations_get(request: HttpRequest, evaluation_id: Id) -> dict[str, Any]:
 
 @router.post(
     "/training/evaluations/{evaluation_id}/cancel",
-    response={200: EvaluationOut, **errors(403, 404, 409, 422)},
+    response={200: TrainingEvaluationOut, **errors(403, 404, 409, 422)},
     summary="Cancel an evaluation; what it measured stays (admin)",
 )
 def evaluations_cancel(request: HttpRequest, evaluation_id: Id) -> dict[str, Any]:

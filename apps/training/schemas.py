@@ -130,7 +130,7 @@ class JobParamsIn(Schema):
     lora: LoraIn | None = None
 
 
-class JobIn(JobParamsIn):
+class TrainingJobIn(JobParamsIn):
     kind: Kind
     dataset_id: int = Field(ge=1, le=2**63 - 1)
     model: str = Field(
@@ -145,7 +145,7 @@ class ConfigPreviewOut(Schema):
     yaml: str
 
 
-class JobOut(Schema):
+class TrainingJobOut(Schema):
     id: int
     name: str
     kind: str
@@ -167,11 +167,11 @@ class JobOut(Schema):
     url: str
 
 
-class JobPageOut(Schema):
+class TrainingJobPageOut(Schema):
     count: int
     page: int
     pages: int
-    results: list[JobOut]
+    results: list[TrainingJobOut]
 
 
 class MetricOut(Schema):
@@ -222,7 +222,7 @@ class ResumeIn(Schema):
 
 
 class CompareOut(Schema):
-    jobs: list[JobOut]
+    jobs: list[TrainingJobOut]
     differences: dict[str, dict[str, Any]] = Field(
         description="Dotted config key → {job id: value}, for keys where the jobs differ"
     )
@@ -244,7 +244,7 @@ class PresetOut(Schema):
     created_at: datetime
 
 
-class EvaluationIn(Schema):
+class TrainingEvaluationIn(Schema):
     checkpoint: str = Field(default="final", max_length=64, description="final or checkpoint-N")
     compare_base: bool = Field(default=True, description="Also run the job's base model")
     limit: int = Field(default=40, ge=1, le=2000, description="Held-out tasks to run")
@@ -252,7 +252,7 @@ class EvaluationIn(Schema):
     max_turn_tokens: int | None = Field(default=None, ge=16, le=10_240)
 
 
-class EvaluationOut(Schema):
+class TrainingEvaluationOut(Schema):
     id: int
     job_id: int | None
     checkpoint: str
@@ -271,8 +271,8 @@ class EvaluationOut(Schema):
     url: str
 
 
-class EvaluationPageOut(Schema):
+class TrainingEvaluationPageOut(Schema):
     count: int
     page: int
     pages: int
-    results: list[EvaluationOut]
+    results: list[TrainingEvaluationOut]
