@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
@@ -114,6 +115,7 @@ def campaign_detail(request: HttpRequest, campaign_id: int) -> HttpResponse:
     context = {
         "campaign": campaign,
         "may_claim": selectors.campaign_may_claim(user=user, campaign=campaign),
+        "judge_model": settings.LLM_JUDGE_MODEL,
         "mine": (
             selectors.assignment_list(user=user, campaign_id=campaign.pk).filter(annotator=user)[
                 :50
