@@ -11,59 +11,33 @@ from __future__ import annotations
 from typing import Any
 
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-from apps.common.errors import DomainError, NotAuthenticated
-from apps.common.websockets import (
-    CLOSE_BAD_REQUEST,
-    CLOSE_NOT_FOUND,
-    CLOSE_UNAUTHENTICATED,
-    after_param,
-)
+from apps.common.websockets import CLOSE_BAD_REQUEST, ViewerConsumer, after_param
 from apps.live import selectors
 from apps.live.broadcast import group_name
 from apps.live.models import Session
 
 
-class SessionConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
+class SessionConsumer(ViewerConsumer):
     session: Session
-    group: str
     last_sent: int
 
     async def connect(self) -> None:
         after = after_param(self.scope.get("query_string", b""), default=0, lowest=0)
         if after is None:
-            await self._refuse(CLOSE_BAD_REQUEST)
+            await self.refuse(CLOSE_BAD_REQUEST)
             return
-        try:
-            self.session = await database_sync_to_async(selectors.session_get)(
+        session = await self.load(
+            lambda: selectors.session_get(
                 user=self.scope.get("user"),
                 public_id=self.scope["url_route"]["kwargs"]["public_id"],
             )
-        except NotAuthenticated:
-            await self._refuse(CLOSE_UNAUTHENTICATED)
+        )
+        if session is None:
             return
-        except DomainError:
-            await self._refuse(CLOSE_NOT_FOUND)
-            return
-        self.group = group_name(self.session.public_id)
-        self.last_sent = after
-        await self.channel_layer.group_add(self.group, self.channel_name)
-        await self.accept()
+        self.session, self.last_sent = session, after
+        await self.join(group_name(session.public_id))
         await self._catch_up()
-
-    async def _refuse(self, code: int) -> None:
-        # Accept first: a socket closed during the handshake reaches the browser as a bare 403
-        # (close code 1006), while a close after accept carries the reason code to the client.
-        await self.accept()
-        await self.close(code=code)
-
-    async def disconnect(self, code: int) -> None:
-        if hasattr(self, "group"):
-            await self.channel_layer.group_discard(self.group, self.channel_name)
-
-    async def receive_json(self, content: Any, **kwargs: Any) -> None:
-        """Viewers have nothing to say; the socket is one-way."""
 
     async def live_event(self, message: dict[str, Any]) -> None:
         seq = int(message["seq"])

@@ -11,57 +11,32 @@ import json
 from typing import Any
 
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-from apps.common.errors import DomainError, NotAuthenticated
-from apps.common.websockets import (
-    CLOSE_BAD_REQUEST,
-    CLOSE_NOT_FOUND,
-    CLOSE_UNAUTHENTICATED,
-    after_param,
-)
+from apps.common.websockets import CLOSE_BAD_REQUEST, ViewerConsumer, after_param
 from apps.training import selectors
 from apps.training.broadcast import group_name, metric_message, status_message
 from apps.training.models import TrainingJob
 
 
-class JobConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
+class JobConsumer(ViewerConsumer):
     job: TrainingJob
-    group: str
     last_line: int
 
     async def connect(self) -> None:
         after = after_param(self.scope.get("query_string", b""), default=-1, lowest=-1)
         if after is None:
-            await self._refuse(CLOSE_BAD_REQUEST)
+            await self.refuse(CLOSE_BAD_REQUEST)
             return
-        try:
-            self.job = await database_sync_to_async(selectors.job_get)(
+        job = await self.load(
+            lambda: selectors.job_get(
                 user=self.scope.get("user"), job_id=self.scope["url_route"]["kwargs"]["job_id"]
             )
-        except NotAuthenticated:
-            await self._refuse(CLOSE_UNAUTHENTICATED)
+        )
+        if job is None:
             return
-        except DomainError:
-            await self._refuse(CLOSE_NOT_FOUND)
-            return
-        self.group = group_name(self.job.pk)
-        self.last_line = after
-        await self.channel_layer.group_add(self.group, self.channel_name)
-        await self.accept()
+        self.job, self.last_line = job, after
+        await self.join(group_name(job.pk))
         await self._catch_up()
-
-    async def _refuse(self, code: int) -> None:
-        # Accepted first so the browser gets the close code rather than a bare handshake error.
-        await self.accept()
-        await self.close(code=code)
-
-    async def disconnect(self, code: int) -> None:
-        if hasattr(self, "group"):
-            await self.channel_layer.group_discard(self.group, self.channel_name)
-
-    async def receive_json(self, content: Any, **kwargs: Any) -> None:
-        """Viewers have nothing to say; the socket is one-way."""
 
     async def training_update(self, message: dict[str, Any]) -> None:
         line = message.get("line")

@@ -76,6 +76,15 @@ def built(admin: User, kind: str, **params: Any) -> TrainingDataset:
     return dataset
 
 
+def long_sft_job(admin: User, gated_tasks: Callable[..., Any], api: Any) -> Any:
+    """An SFT run of the tiny model far longer than any test waits for, launched over REST."""
+    gated_tasks(train=2, held_out_count=1)
+    rows = built(admin, "sft", policy="scripted", attempts=1)
+    return api.post("jobs", {"kind": "sft", "dataset_id": rows.pk, "model": "tiny",
+                             "max_steps": 5000, "save_steps": 5000,
+                             "sft": {"gradient_accumulation_steps": 1}})  # fmt: skip
+
+
 def test_sft_then_grpo_run_through_the_gpu_worker_with_metrics_and_rollouts_stored(
     admin: User, gated_tasks: Callable[..., Any], worker: Any, api: Any
 ) -> None:
@@ -112,11 +121,7 @@ def test_sft_then_grpo_run_through_the_gpu_worker_with_metrics_and_rollouts_stor
 def test_a_cancelled_run_saves_a_checkpoint_and_resumes_from_it(
     admin: User, gated_tasks: Callable[..., Any], worker: Any, api: Any
 ) -> None:
-    gated_tasks(train=2, held_out_count=1)
-    rows = built(admin, "sft", policy="scripted", attempts=1)
-    long = api.post("jobs", {"kind": "sft", "dataset_id": rows.pk, "model": "tiny",
-                             "max_steps": 5000, "save_steps": 5000,
-                             "sft": {"gradient_accumulation_steps": 1}})  # fmt: skip
+    long = long_sft_job(admin, gated_tasks, api)
     api.wait(f"jobs/{long['id']}", lambda j: j["step"] >= 2)
     asked = api.post(f"jobs/{long['id']}/cancel", status=200)
     assert asked["cancel_requested"] is True
@@ -158,11 +163,7 @@ def test_a_checkpoint_is_evaluated_against_its_base_on_held_out_tasks(
 def test_a_run_whose_worker_dies_ends_failed_with_its_log_kept(
     admin: User, gated_tasks: Callable[..., Any], worker: Any, api: Any
 ) -> None:
-    gated_tasks(train=2, held_out_count=1)
-    rows = built(admin, "sft", policy="scripted", attempts=1)
-    job = api.post("jobs", {"kind": "sft", "dataset_id": rows.pk, "model": "tiny",
-                            "max_steps": 5000, "save_steps": 5000,
-                            "sft": {"gradient_accumulation_steps": 1}})  # fmt: skip
+    job = long_sft_job(admin, gated_tasks, api)
     api.wait(f"jobs/{job['id']}", lambda j: j["step"] >= 1)
     pid = selectors.job_get(user=admin, job_id=job["id"]).pid
     worker.send_signal(signal.SIGKILL)
