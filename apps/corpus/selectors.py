@@ -162,3 +162,19 @@ def corpus_job_get(*, user: User, job_id: int) -> CorpusJob:
     if job is None:
         raise NotFound(f"no corpus job {job_id}")
     return job
+
+
+def research_toolbox() -> Any:
+    """The agent's research tools over the corpus (search, scholar, visit). The index comes
+    first: searcher() says plainly when the corpus is empty."""
+    from django.conf import settings
+
+    from quest.tools.offline import CorpusSearch
+    from quest.tools.toolbox import Toolbox
+
+    index, pages = searcher(), store()
+    return Toolbox.build(
+        search=CorpusSearch(index, pages),
+        scholar=CorpusSearch(index, pages, sources=settings.SCHOLAR_SOURCES),
+        pages=pages,
+    )

@@ -10,6 +10,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from apps.corpus.selectors import research_toolbox
 from apps.live import llm
 from apps.live.broadcast import event_append
 from apps.live.models import Policy, Session, SessionStatus, Trajectory
@@ -103,20 +104,6 @@ def _budgets(session: Session) -> Any:
     )
 
 
-def _toolbox() -> Any:
-    from apps.corpus.selectors import searcher, store
-    from quest.tools.offline import CorpusSearch
-    from quest.tools.toolbox import Toolbox
-
-    index = searcher()  # first: it says plainly when the corpus is empty
-    pages = store()
-    return Toolbox.build(
-        search=CorpusSearch(index, pages),
-        scholar=CorpusSearch(index, pages, sources=settings.SCHOLAR_SOURCES),
-        pages=pages,
-    )
-
-
 def session_run(*, session_id: int) -> None:
     session = _claim(session_id)
     if session is None:
@@ -136,7 +123,7 @@ def session_run(*, session_id: int) -> None:
             session.question,
             rollout_id=str(session.public_id),
             policy=policy,
-            toolbox=_toolbox(),
+            toolbox=research_toolbox(),
             condenser=condenser,
             budgets=budgets,
             sink=sink,

@@ -45,23 +45,13 @@ def _running(batch_id: int) -> bool:
     return SynthesisBatch.objects.filter(pk=batch_id, status=BatchStatus.RUNNING).exists()
 
 
-def _toolbox_factory() -> Callable[[], Any]:
-    """Research tools over the corpus for the baseline agent; the index is opened once (the
-    process's cached searcher), each call gets fresh tools."""
-    from apps.corpus.selectors import searcher, store
-    from quest.tools.offline import CorpusSearch
-    from quest.tools.toolbox import Toolbox
+def _research_tools() -> Callable[[], Any]:
+    """Fresh research tools for each baseline run; opening the index now says at once when
+    there is none (the process keeps one searcher)."""
+    from apps.corpus.selectors import research_toolbox, searcher
 
-    index, pages = searcher(), store()  # searcher() first: it says so when there is no index
-
-    def build() -> Toolbox:
-        return Toolbox.build(
-            search=CorpusSearch(index, pages),
-            scholar=CorpusSearch(index, pages, sources=settings.SCHOLAR_SOURCES),
-            pages=pages,
-        )
-
-    return build
+    searcher()
+    return research_toolbox
 
 
 @functools.cache
@@ -100,7 +90,7 @@ def _inputs(batch: SynthesisBatch, spec: BatchSpec) -> dict[str, Any]:
         "distractors": corpus_distractors(),
         "existing_questions": task_selectors.task_questions(),
         "used_subcategories": task_selectors.subcategory_counts(),
-        "toolbox_factory": _toolbox_factory() if tools else None,
+        "toolbox_factory": _research_tools() if tools else None,
         "encoder": _encoder(),
         **(_llm_inputs(batch.model) if spec.generator == "llm" else {}),
         **(_keyword_inputs(batch) if spec.generator == "llm" else {}),

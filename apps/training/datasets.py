@@ -22,6 +22,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from apps.corpus.selectors import research_toolbox
 from apps.training import selectors
 from apps.training.models import DatasetKind, Status, TrainingDataset
 
@@ -144,7 +145,7 @@ def _sft(dataset: TrainingDataset, directory: Path, beat: Beat) -> dict[str, Any
             tasks,
             policy_factory=policy_factory,
             condenser_factory=condenser_factory,
-            toolbox=_toolbox(),
+            toolbox=research_toolbox(),
             attempts=params["attempts"],
             min_reward=params["min_reward"],
             hint_retry=params["hint_retry"],
@@ -236,19 +237,6 @@ def _store() -> Any:
     from apps.corpus.selectors import store
 
     return store()
-
-
-def _toolbox() -> Any:
-    from apps.corpus.selectors import searcher, store
-    from quest.tools.offline import CorpusSearch
-    from quest.tools.toolbox import Toolbox
-
-    index, pages = searcher(), store()
-    return Toolbox.build(
-        search=CorpusSearch(index, pages),
-        scholar=CorpusSearch(index, pages, sources=settings.SCHOLAR_SOURCES),
-        pages=pages,
-    )
 
 
 # ---- token statistics -------------------------------------------------------------------------

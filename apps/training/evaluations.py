@@ -16,6 +16,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from apps.corpus.selectors import research_toolbox
 from apps.training import datasets, selectors
 from apps.training.models import Evaluation, Status
 
@@ -77,7 +78,7 @@ def _scores(
             tasks,
             policy_factory=policy_factory,
             condenser_factory=condenser_factory,
-            toolbox=datasets._toolbox(),
+            toolbox=research_toolbox(),
             budgets=budgets,
             store=datasets._store(),
             judge=datasets._judge(model),
