@@ -46,6 +46,7 @@ def session_out(session: Session) -> dict[str, Any]:
         "budgets": session.budgets,
         "status": session.status,
         "visibility": session.visibility,
+        "pace": session.pace,
         "owner": session.owner.username,
         "last_seq": session.last_seq,
         "answer": session.answer,

@@ -31,6 +31,19 @@ def _send(public_id: str, seq: int, text: str) -> None:
         )
 
 
+def progress_send(*, session_id: int, public_id: object, payload: Mapping[str, Any]) -> None:
+    """Tell viewers how far the model's current generation has got. Not stored and not numbered:
+    each one is stale once the next comes, and the turn's own events carry what lasts. It marks
+    the session active, so a long generation is not taken for a stalled worker."""
+    Session.objects.filter(pk=session_id).update(active_at=timezone.now())
+    layer = get_channel_layer()
+    if layer is not None:
+        message = {"session": str(public_id), "type": "progress", "payload": dict(payload)}
+        async_to_sync(layer.group_send)(
+            group_name(public_id), {"type": "live.progress", "text": json.dumps(message)}
+        )
+
+
 def event_append(
     *, session_id: int, type: str, payload: Mapping[str, Any], **session_fields: Any
 ) -> Event:

@@ -49,6 +49,10 @@ class SessionConsumer(ViewerConsumer):
             return
         await self._catch_up()
 
+    async def live_progress(self, message: dict[str, Any]) -> None:
+        """The model's progress (broadcast.progress_send): passed on as it is, without a seq."""
+        await self.send(text_data=message["text"])
+
     async def _catch_up(self) -> None:
         """Send everything after `last_sent` that the database holds, gaps included."""
         public_id = str(self.session.public_id)

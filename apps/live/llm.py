@@ -43,8 +43,11 @@ def needs_gpu(model: str) -> bool:
     return model.startswith(VLLM_PREFIX)
 
 
-def client_for(model: str) -> Any:
-    """A fresh client (sticky to one endpoint for the session, failing over to the others)."""
+def client_for(model: str, *, watch: Any = None) -> Any:
+    """A fresh client (sticky to one endpoint for the session, failing over to the others).
+    With a `watch` (quest.llm.streaming.Watch) an HTTP endpoint's replies are streamed, so the
+    watch hears the tokens as they come and can give a generation up; the in-process backends
+    answer whole turns (their tokens are counted when each turn ends)."""
     if model == SMOLLM2:
         from quest.llm.local import TransformersChat
 
@@ -54,7 +57,7 @@ def client_for(model: str) -> Any:
     from quest.llm.http import HTTPChat
 
     endpoints = [endpoint for endpoint in _endpoints() if endpoint.model == model]
-    return HTTPChat(endpoints)
+    return HTTPChat(endpoints, stream=watch is not None, watch=watch)
 
 
 _engines: dict[str, Any] = {}

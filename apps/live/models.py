@@ -23,6 +23,17 @@ class Policy(models.TextChoices):
     LLM = "llm", "LLM (QUEST protocol)"
 
 
+class Pace(models.TextChoices):
+    """How fast a run is shown: as fast as it runs, or one policy turn per second at most (a
+    scripted run ends in under a second, too fast to watch)."""
+
+    REAL_TIME = "real_time", "real time"
+    STEP_PER_SECOND = "1_step_per_s", "1 step per second"
+
+
+PACE_SECONDS = {Pace.REAL_TIME: 0.0, Pace.STEP_PER_SECOND: 1.0}
+
+
 class Visibility(models.TextChoices):
     PRIVATE = "private"
     PUBLIC = "public", "public (every signed-in user can watch)"
@@ -40,6 +51,7 @@ class Session(models.Model):
     policy = models.CharField(max_length=16, choices=Policy.choices, default=Policy.SCRIPTED)
     model = models.CharField(max_length=200, blank=True)
     budgets = models.JSONField(default=dict)
+    pace = models.CharField(max_length=16, choices=Pace.choices, default=Pace.REAL_TIME)
     status = models.CharField(
         max_length=16, choices=SessionStatus.choices, default=SessionStatus.QUEUED
     )
@@ -88,11 +100,19 @@ class Event(models.Model):
         return f"{self.session_id}#{self.seq} {self.type}"
 
     def to_message(self, session_public_id: str) -> dict[str, object]:
+        """The event as viewers receive it; a report travels with its HTML, rendered here (not
+        stored) so that every report, old ones too, is drawn by the one renderer."""
+        payload = self.payload
+        if self.type == "answer":
+            from apps.live.report import report_html
+
+            html = report_html(str(payload.get("text", "")), payload.get("citations") or ())
+            payload = {**payload, "html": html}
         return {
             "session": session_public_id,
             "seq": self.seq,
             "type": self.type,
-            "payload": self.payload,
+            "payload": payload,
             "created_at": self.created_at.isoformat(),
         }
 

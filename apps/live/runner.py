@@ -4,6 +4,8 @@ broadcasts every event it emits, and the task's rubric scored as the research go
 from __future__ import annotations
 
 import logging
+import time
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -13,7 +15,8 @@ from django.utils import timezone
 from apps.corpus.selectors import research_toolbox
 from apps.live import llm
 from apps.live.broadcast import event_append
-from apps.live.models import Policy, Session, SessionStatus, Trajectory
+from apps.live.models import PACE_SECONDS, Pace, Policy, Session, SessionStatus, Trajectory
+from apps.live.progress import TurnWatch
 from apps.live.scoring import TaskScorer
 
 log = logging.getLogger(__name__)
@@ -66,10 +69,6 @@ def _claim(session_id: int) -> Session | None:
         return session
 
 
-def _stop_requested(session_id: int) -> bool:
-    return Session.objects.filter(pk=session_id, stop_requested=True).exists()
-
-
 def _judge_for(session: Session) -> Any:
     """The configured judge model's client, or None. A policy never grades its own answers: an
     llm session whose model is the judge model gets no judge (its judge leaves stay undecided)."""
@@ -79,16 +78,16 @@ def _judge_for(session: Session) -> Any:
     return llm.client_for(model)
 
 
-def _agent_parts(session: Session, budgets: Any) -> tuple[Any, Any, Any]:
-    """(policy, condenser, judge client) for the session."""
+def _agent_parts(session: Session, budgets: Any, watch: TurnWatch) -> tuple[Any, Any, Any]:
+    """(policy, condenser, judge client) for the session; the policy's turns are watched."""
     from quest.agent import LLMCondenser, LLMPolicy, RuleCondenser, ScriptedPolicy
 
     judge = _judge_for(session)
     if session.policy == Policy.SCRIPTED:
-        return ScriptedPolicy(), RuleCondenser(), judge
-    client = llm.client_for(session.model)
+        return watch.policy(ScriptedPolicy()), RuleCondenser(), judge
+    client = llm.client_for(session.model, watch=watch.client_watch())
     policy = LLMPolicy(client, max_turn_tokens=budgets.max_turn_tokens)
-    return policy, LLMCondenser(client), judge
+    return watch.policy(policy), LLMCondenser(client), judge
 
 
 def _budgets(session: Session) -> Any:
@@ -104,7 +103,14 @@ def _budgets(session: Session) -> Any:
     )
 
 
-def session_run(*, session_id: int) -> None:
+def session_run(
+    *,
+    session_id: int,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> None:
+    """Run a claimed session to its end. `clock` and `sleep` pace its turns (tests pass their
+    own, so a paced run needs no waiting)."""
     session = _claim(session_id)
     if session is None:
         log.info("session %s is not queued; nothing to run", session_id)
@@ -114,7 +120,14 @@ def session_run(*, session_id: int) -> None:
     status = SessionStatus.FINISHED
     try:
         budgets = _budgets(session)
-        policy, condenser, judge = _agent_parts(session, budgets)
+        watch = TurnWatch(
+            session,
+            pace_s=PACE_SECONDS.get(Pace(session.pace), 0.0),
+            announce=session.policy == Policy.LLM,
+            clock=clock,
+            sleep=sleep,
+        )
+        policy, condenser, judge = _agent_parts(session, budgets, watch)
         if scorer is not None:
             scorer.judge = judge
         from quest.agent import run_agent
@@ -127,7 +140,7 @@ def session_run(*, session_id: int) -> None:
             condenser=condenser,
             budgets=budgets,
             sink=sink,
-            should_stop=lambda: _stop_requested(session_id),
+            should_stop=watch.stopped,
         )
         # The board shows the state the run ended with, also when the context never grew past
         # the condensation threshold (short runs never condense).

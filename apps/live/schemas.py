@@ -7,7 +7,7 @@ from uuid import UUID
 from ninja import Field, Schema
 
 from apps.common.schemas import Id
-from apps.live.models import Policy, SessionStatus, Visibility
+from apps.live.models import Pace, Policy, SessionStatus, Visibility
 from apps.live.services import (
     CONDENSE_LIMITS,
     DEFAULT_BUDGETS,
@@ -38,6 +38,11 @@ class SessionIn(Schema):
         None, description=f"Left out: {DEFAULT_BUDGETS['max_turn_tokens']:,}"
     )
     visibility: Visibility = Visibility.PUBLIC
+    pace: Pace = Field(
+        Pace.REAL_TIME,
+        description="real_time: as fast as it runs; 1_step_per_s: each policy turn at least "
+        "1 s after the last, so a fast run can be watched",
+    )
 
 
 class SessionOut(Schema):
@@ -49,6 +54,7 @@ class SessionOut(Schema):
     budgets: dict[str, Any]
     status: SessionStatus
     visibility: Visibility
+    pace: Pace
     owner: str
     last_seq: int
     answer: str

@@ -19,6 +19,7 @@ from apps.live.models import (
     ACTIVE_STATUSES,
     Event,
     LLMEndpoint,
+    Pace,
     Policy,
     Session,
     SessionStatus,
@@ -46,6 +47,7 @@ class SessionRequest:
     condense_at_tokens: int | None = None
     max_turn_tokens: int | None = None
     visibility: str = Visibility.PUBLIC
+    pace: str = Pace.REAL_TIME
 
 
 def _bounded(name: str, value: int | None, limits: tuple[int, int], default: int) -> int:
@@ -95,6 +97,8 @@ def session_create(*, user: Any, request: SessionRequest) -> Session:
     model = _model(user, request)
     if request.visibility not in Visibility.values:
         raise Invalid(f"visibility must be one of {', '.join(Visibility.values)}")
+    if request.pace not in Pace.values:
+        raise Invalid(f"pace must be one of {', '.join(Pace.values)}")
     budgets = {
         "max_turns": _bounded(
             "max_turns", request.max_turns, TURN_LIMITS, DEFAULT_BUDGETS["max_turns"]
@@ -126,6 +130,7 @@ def session_create(*, user: Any, request: SessionRequest) -> Session:
             model=model,
             budgets=budgets,
             visibility=request.visibility,
+            pace=request.pace,
             owner=user,
         )
         transaction.on_commit(lambda: _enqueue(session))

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 from apps.common.errors import DomainError
 from apps.live import llm, selectors, services
 from apps.live.api import export_response
-from apps.live.models import Policy, SessionStatus, Visibility
+from apps.live.models import Pace, Policy, SessionStatus, Visibility
 from apps.rubrics.tree_view import has_judge_leaves, tree_rows
 
 
@@ -50,6 +50,7 @@ def session_list(request: HttpRequest) -> HttpResponse:
         "policies": Policy.choices,
         "may_use_llm": request.user.has_perm(services.LLM_PERMISSION),
         "visibilities": Visibility.choices,
+        "paces": Pace.choices,
         "models": llm.model_choices(),
         "task_id": request.GET.get("task", ""),
     }
@@ -72,6 +73,7 @@ def session_create(request: HttpRequest) -> HttpResponse:
                 max_turns=_int(post.get("max_turns")),
                 condense_at_tokens=_int(post.get("condense_at_tokens")),
                 visibility=post.get("visibility", Visibility.PUBLIC),
+                pace=post.get("pace", Pace.REAL_TIME),
             ),
         )
     except DomainError as exc:

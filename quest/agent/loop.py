@@ -35,6 +35,7 @@ from quest.agent.protocol import Turn, parse_turn
 from quest.agent.research.report import write_report
 from quest.agent.state import DRState
 from quest.agent.trajectory import Trajectory
+from quest.llm.streaming import Cancelled
 from quest.llm.types import Message
 from quest.tools.results import truncate
 from quest.tools.toolbox import Toolbox
@@ -75,6 +76,11 @@ class RunResult:
 
 class _PolicyFailed(Exception):
     pass
+
+
+def _cancelled(failure: _PolicyFailed) -> bool:
+    """The client gave the request up because the run was stopped (quest.llm.streaming)."""
+    return isinstance(failure.__cause__, Cancelled)
 
 
 def run_agent(
@@ -150,6 +156,8 @@ class _Run:
         try:
             return self._research()
         except _PolicyFailed as failure:
+            if _cancelled(failure):  # a stop cut a generation short: the run was stopped
+                return self._partial("stopped", forced=False)
             self.sink.emit("error", {"turn": self.turn, "message": str(failure)})
             return self._partial("failed", forced=False)
 
@@ -299,7 +307,8 @@ class _Run:
         try:
             turn = self._ask()
         except _PolicyFailed as failure:
-            self.sink.emit("error", {"turn": self.turn, "message": str(failure)})
+            if not _cancelled(failure):
+                self.sink.emit("error", {"turn": self.turn, "message": str(failure)})
             return self._partial(status, forced=True)
         if turn.kind == "answer":
             return self._finish(status, turn.answer, forced=True, partial=status == "stopped")

@@ -4,6 +4,10 @@ One `HTTPChat` serves one session. It keeps using the endpoint that last answere
 conversation stays on one server and its prefix cache), retries an endpoint with capped
 exponential backoff, and moves to the next one after `failover_after` consecutive failed
 attempts. When every endpoint has failed, the LLMError names each one and why.
+
+With `stream=True` it asks for a server-sent-event stream (falling back to a plain request on a
+server that refuses one), and with a `watch` (quest.llm.streaming) a caller hears the tokens
+generated so far and can give a request up within a fraction of a second.
 """
 
 from __future__ import annotations
@@ -12,13 +16,15 @@ import logging
 import math
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
 
 import httpx
 
+from quest.llm.streaming import Progress, StreamError, Streamed, Watch, read_stream, watched
 from quest.llm.types import Completion, LLMError, Message
 
 logger = logging.getLogger(__name__)
@@ -76,6 +82,10 @@ class _AttemptFailed(Exception):
         self.retry = retry
 
 
+class _StreamRefused(Exception):
+    """The server answered a stream request with 400: it may not stream at all."""
+
+
 class HTTPChat:
     """An LLMClient over OpenAI-compatible `/v1/chat/completions` endpoints.
 
@@ -95,6 +105,8 @@ class HTTPChat:
         max_tokens: int | None = None,
         temperature: float | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        stream: bool = False,
+        watch: Watch | None = None,
     ) -> None:
         if not endpoints:
             raise ValueError("HTTPChat needs at least one endpoint")
@@ -107,6 +119,10 @@ class HTTPChat:
         self.max_tokens = max_tokens
         self.temperature = temperature
         self._sleep = sleep
+        self.stream = stream
+        self.watch = watch
+        # Endpoints that refused a stream and then answered plainly: asked plainly from then on.
+        self._plain: set[str] = set()
         self._timeout = httpx.Timeout(read_timeout, connect=connect_timeout)
         self._http = httpx.Client(timeout=self._timeout)
         self._lock = threading.Lock()
@@ -212,9 +228,68 @@ class HTTPChat:
     def _post(
         self, endpoint: Endpoint, body: dict[str, Any], messages: Sequence[Message]
     ) -> Completion:
-        headers = {"Authorization": f"Bearer {endpoint.api_key}"} if endpoint.api_key else {}
+        if self.watch is None:
+            return self._send(endpoint, body, messages, Progress())
+        return watched(self.watch, lambda progress: self._send(endpoint, body, messages, progress))
+
+    def _send(
+        self,
+        endpoint: Endpoint,
+        body: dict[str, Any],
+        messages: Sequence[Message],
+        progress: Progress,
+    ) -> Completion:
+        with self._lock:
+            plain = not self.stream or endpoint.url in self._plain
+        if plain:
+            return self._plain_post(endpoint, body, messages)
         try:
-            response = self._http.post(endpoint.url, json=body, headers=headers)
+            return self._stream_post(endpoint, body, messages, progress)
+        except _StreamRefused:
+            completion = self._plain_post(endpoint, body, messages)
+            with self._lock:
+                self._plain.add(endpoint.url)
+            return completion
+
+    def _stream_post(
+        self,
+        endpoint: Endpoint,
+        body: dict[str, Any],
+        messages: Sequence[Message],
+        progress: Progress,
+    ) -> Completion:
+        body = {**body, "stream": True, "stream_options": {"include_usage": True}}
+        with (
+            self._http_errors(),
+            self._http.stream("POST", endpoint.url, json=body, headers=_headers(endpoint)) as reply,
+        ):
+            if reply.status_code == 400:
+                raise _StreamRefused
+            if reply.status_code != 200:
+                reply.read()
+                _refuse(reply)
+            try:
+                streamed = read_stream(reply.iter_lines(), progress)
+            except (StreamError, AttributeError, TypeError) as exc:
+                raise _AttemptFailed(f"malformed stream: {_clip(str(exc))}", retry=True) from None
+        if streamed is None:
+            raise LLMError("the stream was given up")
+        return _streamed_completion(endpoint, streamed, messages)
+
+    def _plain_post(
+        self, endpoint: Endpoint, body: dict[str, Any], messages: Sequence[Message]
+    ) -> Completion:
+        with self._http_errors():
+            response = self._http.post(endpoint.url, json=body, headers=_headers(endpoint))
+        if response.status_code != 200:
+            _refuse(response)
+        return _completion(endpoint, response, messages)
+
+    @contextmanager
+    def _http_errors(self) -> Iterator[None]:
+        """httpx's failures as attempts that failed, with a reason a person can read."""
+        try:
+            yield
         except httpx.ConnectTimeout:
             raise _AttemptFailed(
                 f"connect timeout after {self._timeout.connect}s", retry=True
@@ -227,11 +302,30 @@ class HTTPChat:
             raise _AttemptFailed(f"cannot connect: {exc}", retry=True) from None
         except httpx.HTTPError as exc:
             raise _AttemptFailed(f"{type(exc).__name__}: {exc}", retry=True) from None
-        if response.status_code != 200:
-            status = response.status_code
-            retry = status >= 500 or status in RETRYABLE_4XX
-            raise _AttemptFailed(f"HTTP {status}: {_error_message(response)}", retry=retry)
-        return _completion(endpoint, response, messages)
+
+
+def _headers(endpoint: Endpoint) -> dict[str, str]:
+    return {"Authorization": f"Bearer {endpoint.api_key}"} if endpoint.api_key else {}
+
+
+def _refuse(response: httpx.Response) -> None:
+    status = response.status_code
+    retry = status >= 500 or status in RETRYABLE_4XX
+    raise _AttemptFailed(f"HTTP {status}: {_error_message(response)}", retry=retry)
+
+
+def _streamed_completion(
+    endpoint: Endpoint, streamed: Streamed, messages: Sequence[Message]
+) -> Completion:
+    usage = streamed.usage
+    return Completion(
+        text=streamed.text,
+        prompt_tokens=_count(usage.get("prompt_tokens"), _estimate_prompt_tokens(messages)),
+        completion_tokens=_count(usage.get("completion_tokens"), estimate_tokens(streamed.text)),
+        model=streamed.model or endpoint.model,
+        finish_reason=streamed.finish_reason,
+        backend=endpoint.base_url,
+    )
 
 
 def _completion(

@@ -19,9 +19,13 @@ NO_JUDGE = "No judge model is configured (QUESTWEB_JUDGE_MODEL)"
 
 
 def _parts(session: Any) -> tuple[Any, Any, Any]:
+    """(the policy inside the runner's watch, the condenser, the judge client)."""
+    from apps.live.progress import TurnWatch
     from apps.live.runner import _agent_parts, _budgets
 
-    return _agent_parts(session, _budgets(session))
+    watch = TurnWatch(session, pace_s=0.0, announce=False)
+    policy, condenser, judge = _agent_parts(session, _budgets(session), watch)
+    return policy.inner, condenser, judge
 
 
 @pytest.fixture

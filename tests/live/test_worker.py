@@ -14,7 +14,7 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.test import Client
 
-from apps.live.models import Event, Session, SessionStatus
+from apps.live.models import Event, Pace, Session, SessionStatus
 from tests.live.conftest import DOCS
 from tests.rubrics.conftest import small_tree
 
@@ -88,24 +88,27 @@ async def test_a_task_session_runs_in_a_worker_and_streams_to_a_websocket_viewer
 
 @pytest.mark.django_db
 def test_a_stop_during_the_run_ends_it_with_a_partial_report(
-    make_user: Callable[..., Any], corpus: Path, monkeypatch: pytest.MonkeyPatch
+    make_user: Callable[..., Any], corpus: Path
 ) -> None:
-    """The runner in this process (no worker): a stop requested after the first turn."""
-    from apps.live import runner
+    """The runner in this process (no worker), paced at one turn a second: the owner stops it
+    while it waits for its second turn (the wait is on a clock the test moves)."""
+    from apps.live import runner, services
 
-    calls: list[int] = []
-
-    def stop_after_first_turn(session_id: int) -> bool:
-        calls.append(session_id)
-        return len(calls) > 1
-
-    monkeypatch.setattr(runner, "_stop_requested", stop_after_first_turn)
+    owner = make_user("viewer")
     session = Session.objects.create(
-        owner=make_user("viewer"),
+        owner=owner,
         question="What is the capital of Australia?",
         budgets={"max_turns": 20},
+        pace=Pace.STEP_PER_SECOND,
     )
-    runner.session_run(session_id=session.pk)
+    now = [0.0]
+
+    def sleep(seconds: float) -> None:
+        if not Session.objects.filter(pk=session.pk, stop_requested=True).exists():
+            services.session_stop(user=owner, public_id=session.public_id)
+        now[0] += seconds
+
+    runner.session_run(session_id=session.pk, clock=lambda: now[0], sleep=sleep)
     session.refresh_from_db()
     events = list(Event.objects.filter(session=session).values_list("type", "payload"))
     assert events[-1][0] == "finished"
