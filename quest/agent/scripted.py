@@ -21,11 +21,13 @@ from dataclasses import dataclass
 
 from quest.agent.policies import PolicyTurn
 from quest.agent.prompts import FINAL_MARKER, split_user_prompt
+from quest.agent.research.focus import answer, research_focus
 from quest.agent.research.notebook import Candidate, Notebook
 from quest.agent.research.report import write_report
 from quest.llm.types import Message
 
 MAX_GOAL_CHARS = 900
+PAGES_PER_VISIT = 3
 
 
 @dataclass(frozen=True)
@@ -87,6 +89,8 @@ class ScriptedPolicy:
         limits, ledger = self.limits, notebook.ledger
         if notebook.steps() >= limits.max_steps:
             return f"{notebook.steps()} research steps taken, the most allowed"
+        if _focus_pages(notebook):
+            return ""
         if ledger.all_settled(limits.min_sources):
             return "every part of the question has a confirmed answer"
         if not ledger.answers() and self._enough_sources(notebook):
@@ -97,6 +101,9 @@ class ScriptedPolicy:
         """The next tool call, most telling first: the page about a candidate answer, a
         search that tests one, the best unread result, then the planned searches."""
         limits = self.limits
+        pages = _focus_pages(notebook)
+        if pages:
+            return _visit_pages(notebook, pages)
         page = notebook.next_answer_page(limits.min_sources)
         if page is not None:
             return _visit(notebook, page, "the page about a candidate answer")
@@ -137,12 +144,29 @@ def _visit(notebook: Notebook, page: Candidate, why: str) -> str:
     return _call(plan, "visit", {"url": [page.url], "goal": goal})
 
 
+def _focus_pages(notebook: Notebook) -> list[str]:
+    """The unread pages about what the question (or its bridge) names."""
+    focus = research_focus(notebook.question.text, notebook.said)
+    found = (notebook.page_about(name) for name in focus.names)
+    return list(dict.fromkeys(url for url in found if url))[:PAGES_PER_VISIT]
+
+
+def _visit_pages(notebook: Notebook, urls: list[str]) -> str:
+    shown = ", ".join(f"'{notebook.titles.get(url, url)}'" for url in urls)
+    plan = _plan(notebook, f"Next: read {shown}, the pages about what the question names.")
+    goal = f"Find: {notebook.question.text}"[:MAX_GOAL_CHARS]
+    return _call(plan, "visit", {"url": urls, "goal": goal})
+
+
 def _call(plan: str, name: str, arguments: dict[str, object]) -> str:
     body = json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False)
     return f"<think>\n{plan}\n</think>\n<tool_call>\n{body}\n</tool_call>"
 
 
 def _answer(notebook: Notebook, why: str) -> str:
-    report = write_report(notebook.question.text, notebook.to_state(), titles=notebook.titles)
+    direct = answer(notebook.question.text, notebook.said)
+    report = write_report(
+        notebook.question.text, notebook.to_state(), titles=notebook.titles, direct=direct
+    )
     plan = _plan(notebook, f"Answering: {why}.")
     return f"<think>\n{plan}\n</think>\n<answer>\n{report}\n</answer>"

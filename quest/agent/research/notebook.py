@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from quest.agent.prompts import unwrap_tool_response
 from quest.agent.protocol import parse_turn
 from quest.agent.research.answers import Ledger
+from quest.agent.research.extract import Said, person_resolved
 from quest.agent.research.facts import TRUSTED, UNTRUSTED, Evidence, fact_id, sort_evidence
 from quest.agent.research.question import Match, Question, numbers
 from quest.agent.research.reading import (
@@ -26,6 +27,7 @@ from quest.agent.research.reading import (
     read_search,
     read_visit,
     resolve_subject,
+    title_label,
 )
 from quest.agent.state import DRState, Fact, Query, Source
 from quest.llm.types import Message
@@ -44,7 +46,8 @@ NOTE_CHARS = 240
 _SENTENCE_END = re.compile(
     r"(?<=[.!?])(?<!\s[A-Z]\.)(?<!Mr\.)(?<!Dr\.)(?<!St\.)(?<!Mt\.)(?<!vs\.)\s+(?=[\"'(\[]?[A-Z0-9])"
 )
-MAX_VALUES_PER_ATTRIBUTE = 20  # enough to see a clash; keeps each check O(1)
+MAX_VALUES_PER_ATTRIBUTE = 20
+GAZETTEERS = frozenset({"GeoNames"})  # record pages: a place's figures, not its description  # enough to see a clash; keeps each check O(1)
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,8 @@ class Notebook:
         self._seen_claims: set[tuple[str, str]] = set()
         self._by_attribute: dict[frozenset[str], list[tuple[frozenset[str], str]]] = {}
         self._pending: tuple[str, Mapping[str, object]] | None = None
+        self.said: list[Said] = []  # every sentence of the pages read, for research.extract
+        self._url_prefix = ""  # how result addresses are made from titles, once seen
         for query, intent in self.question.plan():
             self._plan(query, intent, self._planned)
         if state is not None:
@@ -111,6 +116,7 @@ class Notebook:
         by_query: dict[str, int] = {}
         for result in results:
             self.titles.setdefault(result.url, result.title)
+            self._learn_addresses(result)
             if result.url in self.visited or result.url in self.candidates:
                 continue
             match = self.question.match(f"{result.title} {result.snippet}")
@@ -122,6 +128,13 @@ class Notebook:
             by_query[result.query] = by_query.get(result.query, 0) + 1
             score = match.score + (CANDIDATE_PAGE_BONUS if self._about_answer(result) else 0.0)
             self._add_candidate(Candidate(result.url, result.title, result.snippet, score))
+
+    def _learn_addresses(self, result: Result) -> None:
+        """Results whose address ends in their title ("https://.../wiki/Mount_Everest") show
+        where the page about any other name would be."""
+        tail = "_".join(result.title.split())
+        if not self._url_prefix and " (" not in result.title and result.url.endswith(f"/{tail}"):
+            self._url_prefix = result.url[: -len(tail)]
 
     def _about_answer(self, result: Result) -> bool:
         """Whether the result is the page about a candidate answer or about what the
@@ -145,9 +158,18 @@ class Notebook:
                 self.titles[page.url] = page.title
             summary = " ".join(page.summary.split())
             self.visited[page.url] = summary[:NOTE_CHARS] or "read; nothing on the goal"
+            self._remember(page)
             kept = self._keep(page)
             if kept and page.url not in self.strong_urls:
                 self._follow(kept[0])
+
+    def _remember(self, page: PageRead) -> None:
+        subject = page_subject(page.title)
+        for paragraph in page.evidence.split("\n\n"):
+            for raw in _SENTENCE_END.split(" ".join(paragraph.split())):
+                sentence = person_resolved(resolve_subject(raw, subject), subject)
+                if sentence:
+                    self.said.append(Said(sentence, page.url, subject))
 
     def _keep(self, page: PageRead) -> list[str]:
         """Keeps the page's best sentences; read again when the page turns out to be about
@@ -281,6 +303,24 @@ class Notebook:
                     return self.candidates[url]
         return None
 
+    def page_about(self, name: str) -> str | None:
+        """The address of the page about `name` to read next: a result titled with the name
+        (or the name with a qualifier, "Mercury (planet)"), else where its page would be; None
+        once such a page was visited, or when there is nowhere to look."""
+        key = _fold(name)
+        titled = [
+            url
+            for url, title in self.titles.items()
+            if _fold(title) == key
+            or (_fold(page_subject(title)) == key and title_label(title) not in GAZETTEERS)
+        ]
+        guessed = f"{self._url_prefix}{'_'.join(name.split())}" if self._url_prefix else ""
+        tried = [url for url in [*titled, guessed] if url and url in self.visited]
+        if tried:
+            return None
+        exact = [url for url in titled if _fold(self.titles[url]) == key]
+        return next(iter(exact or titled), None) or guessed or None
+
     def next_candidate(self) -> Candidate | None:
         """The best unread result. Read-only apart from dropping stale heap entries, so asking
         twice gives the same answer."""
@@ -330,6 +370,10 @@ class Notebook:
             )
             for c in unread[:MAX_OPEN_LEADS]
         )
+
+
+def _fold(text: str) -> str:
+    return " ".join(re.sub(r"[^\w]+", " ", text.casefold()).split())
 
 
 def _pending(queue: deque[str], done: dict[str, str], count: int) -> list[str]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from quest.agent.research.answers import Ledger
+from quest.agent.research.extract import Found
 from quest.agent.research.question import Question
 from quest.agent.state import DRState, Fact
 
@@ -21,12 +22,19 @@ def write_report(
     *,
     titles: Mapping[str, str] | None = None,
     partial_reason: str = "",
+    direct: Found | None = None,
 ) -> str:
+    """`direct`, when given, is the answer the pages read state (research.extract); it
+    stands on the answer line before what the trusted facts say."""
     asked = Question(question)
     facts = _ranked(asked, state.trusted)[:MAX_FINDINGS]
     numbers: dict[str, int] = {}
     lines = [f"_Partial report: {partial_reason}_", ""] if partial_reason else []
-    if facts:
+    if direct is not None:
+        lines.append(f"**Answer:** {_cite(direct.line, direct.urls, numbers)}")
+        if facts:
+            lines += ["", "## Findings", *(f"- {_cited(fact, numbers)}" for fact in facts)]
+    elif facts:
         direct = _direct(asked, state.trusted, titles or {}, numbers)
         lines.append(f"**Answer:** {direct or _cited(facts[0], numbers)}")
         lines += ["", "## Findings", *(f"- {_cited(fact, numbers)}" for fact in facts)]

@@ -1,0 +1,140 @@
+"""Comparing two options ("Kenya or Peru, which has the larger population?"): each option's
+figure for the attribute compared, read from the sentences about it (its own page first), and
+the option that wins named first in the answer.
+
+A figure is the amount nearest a word that states the attribute ("population", "km2",
+"elevation") in a sentence about the option; for a birth or death, the year. Amounts in the
+units the attribute is usually given in are preferred, so that "580,367 km2" is compared with
+"1,285,216 km2" and not with "224,081 sq mi".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from quest.agent.research.extract import _AMOUNT, _WORD, _YEAR, Found, Said
+from quest.agent.research.question import key_terms
+from quest.agent.research.shape import ATTRIBUTES, Comparison, Shape
+
+SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
+# The units each attribute is most often stated in; an amount in one of them is preferred.
+UNITS = {
+    "area": frozenset({"km2", "km²", "square kilometres", "square kilometers"}),
+    "height": frozenset({"m", "metres", "meters"}),
+    "length": frozenset({"km", "kilometres", "kilometers"}),
+    "depth": frozenset({"m", "metres", "meters"}),
+    "size": frozenset({"km", "kilometres", "kilometers", "km2", "km²"}),
+    "distance": frozenset({"km", "kilometres", "kilometers", "au"}),
+    "population": frozenset({"", "people", "inhabitants"}),
+}
+OWN_PAGE = 2.0  # a figure on the option's own page outweighs one elsewhere
+
+
+@dataclass(frozen=True)
+class Figure:
+    value: float
+    text: str
+    url: str
+    score: float
+
+
+def compare(shape: Shape, said: Sequence[Said]) -> Found | None:
+    comparison = shape.comparison
+    if comparison is None:
+        return None
+    figures = [_figure(comparison, option, said) for option in comparison.options]
+    first, second = figures
+    if first is None or second is None or first.value == second.value:
+        return None
+    larger = first.value > second.value
+    win = 0 if larger == comparison.larger_wins else 1
+    winner, loser = comparison.options[win], comparison.options[1 - win]
+    won, lost = figures[win], figures[1 - win]
+    assert won is not None and lost is not None
+    line = _line(shape, comparison, winner, loser, won, lost)
+    return Found(winner, line, tuple(dict.fromkeys([won.url, lost.url])), won.score + lost.score)
+
+
+def _line(
+    shape: Shape, comparison: Comparison, winner: str, loser: str, won: Figure, lost: Figure
+) -> str:
+    label = comparison.attribute or "size"
+    if label in {"born", "died"}:
+        order = "later" if comparison.larger_wins else "earlier"
+        return f"{winner} ({label} {won.text}), {order} than {loser} ({label} {lost.text})."
+    order = "more" if comparison.larger_wins else "less"
+    said = _comparative(shape) or f"{order} {label}"
+    return f"{winner}: {label} {won.text}, {said} than {loser} ({lost.text})."
+
+
+def _comparative(shape: Shape) -> str:
+    """The question's own comparative word ("taller", "more populous"), or ""."""
+    words = shape.words
+    for index, word in enumerate(words):
+        if word in {"more", "less"} and index + 1 < len(words):
+            return f"{word} {words[index + 1]}"
+        if word.endswith("er") and word not in {"other", "either", "whether", "river", "water"}:
+            return word
+    return ""
+
+
+def _figure(comparison: Comparison, option: str, said: Sequence[Said]) -> Figure | None:
+    cues = _cues(comparison)
+    best: Figure | None = None
+    for item in said:
+        own = _same(item.subject, option)
+        if not own and option.casefold() not in item.text.casefold():
+            continue
+        for figure in _figures(comparison, item, cues):
+            scored = Figure(figure.value, figure.text, figure.url, figure.score * (OWN_PAGE if own else 1.0))
+            if best is None or scored.score > best.score:
+                best = scored
+    return best
+
+
+def _cues(comparison: Comparison) -> frozenset[str]:
+    if comparison.attribute:
+        _, states = ATTRIBUTES[comparison.attribute]
+    else:
+        states = ATTRIBUTES["area"][1] | ATTRIBUTES["size"][1]
+    return frozenset(key_terms(" ".join(states))) | states
+
+
+def _figures(comparison: Comparison, item: Said, cues: frozenset[str]) -> list[Figure]:
+    words = _WORD.findall(item.text)
+    cue_at = [i for i, w in enumerate(words) if w.casefold() in cues or set(key_terms(w)) & cues]
+    if not cue_at:
+        return []
+    if comparison.attribute in {"born", "died"}:
+        return _years(comparison, item, words, cue_at)
+    found = []
+    preferred = UNITS.get(comparison.attribute, frozenset())
+    for match in _AMOUNT.finditer(item.text):
+        number, scale, unit = match.group(1), match.group(2), match.group(3)
+        if not scale and not unit and _YEAR.fullmatch(number) and "," not in number:
+            continue
+        value = float(number.replace(",", "")) * SCALES.get(scale or "", 1.0)
+        at = len(_WORD.findall(item.text[: match.start()]))
+        distance = min(abs(at - i) for i in cue_at)
+        units = (unit or "").casefold()
+        fits = 2.0 if units in preferred or (preferred and unit and unit in preferred) else 1.0
+        if comparison.attribute == "population" and value < 1000:
+            continue
+        found.append(Figure(value, match.group(0).strip(), item.url, fits / (1.0 + distance / 4)))
+    return found
+
+
+def _years(comparison: Comparison, item: Said, words: list[str], cue_at: list[int]) -> list[Figure]:
+    found = []
+    for match in _YEAR.finditer(item.text):
+        at = len(_WORD.findall(item.text[: match.start()]))
+        distance = min(abs(at - i) for i in cue_at)
+        found.append(Figure(float(match.group(1)), match.group(1), item.url, 1.0 / (1.0 + distance / 4)))
+    return found
+
+
+def _same(subject: str, option: str) -> bool:
+    fold = lambda text: re.sub(r"\W+", " ", text.casefold()).strip()  # noqa: E731
+    return bool(subject) and fold(subject) == fold(option)

@@ -1,0 +1,219 @@
+"""The direct answer to a question, taken from the sentences of the pages already read.
+
+Every sentence that names what the question names (or stands on the page about it) and states
+some of what it asks is evidence; each candidate answer in it (a named thing the question does
+not name, the page's own subject, a number or a year, by the question's shape) scores by how
+much of the question the sentence states, how close the candidate stands to those words, and
+whether the words around it say it is the kind of thing asked for ("the river Seine" for
+"which river"). Scores add up across pages, so an answer two pages state beats one that one
+page mentions in passing. A comparison finds each option's figure for the attribute compared
+and names the winner (research.compare).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from quest.agent.research.question import Question, key_terms, phrases
+from quest.agent.research.shape import ATTRIBUTES, NUMBER, PERSON, PLACE, YEAR, Shape
+
+TYPE_BONUS = 1.0
+PROXIMITY = 6.0  # words: a candidate this far from the question's words counts half
+TYPE_WINDOW = 4
+MAX_CLAIM_NUMBERS = 3
+_WORD = re.compile(r"[^\W_][\w'’-]*")
+_AMOUNT = re.compile(
+    r"(?<![\w.,])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+    r"(?:\s*(million|billion|thousand)\b)?"
+    r"(?:\s*(km2|km²|sq mi|square kilometres|square kilometers|km|kilometres|kilometers|mi|miles"
+    r"|metres|meters|m|ft|feet|kg|°C|°F|AU|km/s|m/s|people|inhabitants)(?![\w]))?"
+)
+_YEAR = re.compile(r"(?<![\w.,])([1-9]\d{2,3})(?![\w,]|\.\d|\s*(?:km|m|ft|metres|people)\b)")
+_PERSONAL = re.compile(r"^(He|She|They)\s+(?=[a-z])|^(His|Her|Their)\s+(?=[a-z])")
+_LEADING_THE = re.compile(r"^(?:The|A|An)\s+")
+CALENDAR = frozenset(
+    {"january", "february", "march", "april", "may", "june", "july", "august", "september"}
+    | {"october", "november", "december", "monday", "sunday", "bc", "bce", "ad", "ce"}
+)
+NUMBER_WORDS = {
+    word: str(index + 1)
+    for index, word in enumerate(
+        "one two three four five six seven eight nine ten eleven twelve".split()
+    )
+}
+_NUMBER_WORD = re.compile(r"\b(" + "|".join(NUMBER_WORDS) + r")\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Said:
+    """A sentence of a page that was read, with the page's subject and address."""
+
+    text: str
+    url: str
+    subject: str
+
+
+@dataclass(frozen=True)
+class Found:
+    answer: str
+    line: str  # the direct answer as written in a report, without citation marks
+    urls: tuple[str, ...]
+    score: float
+
+
+@dataclass
+class _Tally:
+    text: str
+    by_url: dict[str, float]
+    best: tuple[float, str]  # (score, sentence)
+
+
+def person_resolved(sentence: str, subject: str) -> str:
+    """ "He is best known for Don Quixote." on the page about Cervantes -> "Miguel de
+    Cervantes is best known for Don Quixote."."""
+    match = _PERSONAL.match(sentence)
+    if match is None or not subject:
+        return sentence
+    owner = f"{subject}'s " if match.group(2) else f"{subject} "
+    return owner + sentence[match.end() :]
+
+
+def extract(question: str, said: Sequence[Said]) -> Found | None:
+    """The best-supported answer to `question` in `said`, or None."""
+    shape = Shape(question)
+    if shape.comparison is not None:
+        from quest.agent.research.compare import compare
+
+        return compare(shape, said)
+    asked = Question(question)
+    tallies: dict[str, _Tally] = {}
+    for item in said:
+        weight, hits = _relevance(asked, shape, item)
+        if weight <= 0:
+            continue
+        for text, at in _candidates(asked, shape, item):
+            score = weight * _closeness(item.text, at, hits) * _typed(shape, item.text, text, at)
+            _count(tallies, text, item, score)
+    return _best(tallies)
+
+
+def _relevance(asked: Question, shape: Shape, item: Said) -> tuple[float, frozenset[str]]:
+    """How much of the question the sentence states (0 when it is not about what the
+    question names), and the question's words it uses."""
+    words = set(key_terms(f"{item.text} {item.subject}"))
+    named = [e for e in asked.entities if set(key_terms(e)) <= words]
+    if asked.entities and not named:
+        return 0.0, frozenset()
+    wanted = set(asked.terms) - asked.entity_terms
+    wanted |= _measure_cues(shape)
+    hits = frozenset(wanted & set(key_terms(item.text)))
+    if wanted and not hits:
+        return 0.0, hits
+    share = len(hits) / max(1, len(set(asked.terms) - asked.entity_terms))
+    entities = len(named) / len(asked.entities) if asked.entities else 0.0
+    return share + 0.5 * entities, hits
+
+
+def _measure_cues(shape: Shape) -> set[str]:
+    words = set(shape.words)
+    cues: set[str] = set()
+    for _, (asks, states) in ATTRIBUTES.items():
+        if asks & words:
+            cues |= set(key_terms(" ".join(states)))
+    return cues if shape.kind in {NUMBER, YEAR} else set()
+
+
+def _candidates(asked: Question, shape: Shape, item: Said) -> list[tuple[str, int]]:
+    """(candidate, word position) pairs of the sentence for the question's kind of answer."""
+    if shape.kind == YEAR:
+        return [(m.group(1), _position(item.text, m.start())) for m in _YEAR.finditer(item.text)
+                if m.group(1) not in asked.numbers]
+    if shape.kind == NUMBER:
+        return _amounts(asked, item.text)
+    found = []
+    known = set(asked.terms)
+    for phrase in phrases(item.text, skip_first=False):
+        name = _LEADING_THE.sub("", phrase)
+        terms = key_terms(name)
+        if not terms or set(terms) <= known or name.casefold() in CALENDAR:
+            continue
+        if name.replace(",", "").replace(".", "").isdigit():
+            continue
+        found.append((name, _position(item.text, item.text.find(phrase))))
+    subject = item.subject
+    if subject and subject.casefold() in item.text.casefold():
+        if not set(key_terms(subject)) <= known:
+            found.append((subject, _position(item.text, item.text.casefold().find(subject.casefold()))))
+    return found
+
+
+def _amounts(asked: Question, text: str) -> list[tuple[str, int]]:
+    found = []
+    for match in _AMOUNT.finditer(text):
+        value, scale, unit = match.group(1), match.group(2), match.group(3)
+        bare = not scale and not unit and "," not in value
+        if value.replace(",", "") in asked.numbers or (bare and _YEAR.fullmatch(value)):
+            continue
+        found.append((match.group(0).strip(), _position(text, match.start())))
+    for match in _NUMBER_WORD.finditer(text):
+        found.append((match.group(1).lower(), _position(text, match.start())))
+    return found
+
+
+def _position(text: str, offset: int) -> int:
+    return len(_WORD.findall(text[: max(0, offset)]))
+
+
+def _closeness(text: str, at: int, hits: frozenset[str]) -> float:
+    """1 next to one of the question's words, half at PROXIMITY words, less further."""
+    positions = [i for i, w in enumerate(_WORD.findall(text)) if set(key_terms(w)) & hits]
+    if not positions:
+        return 0.5
+    distance = min(abs(at - p) for p in positions)
+    return 1.0 / (1.0 + distance / PROXIMITY)
+
+
+def _typed(shape: Shape, text: str, candidate: str, at: int) -> float:
+    """1 + TYPE_BONUS when the words around the candidate say it is what is asked for."""
+    words = _WORD.findall(text)
+    near = [w.casefold() for w in words[max(0, at - TYPE_WINDOW) : at + TYPE_WINDOW + 2]]
+    typed = bool(shape.type_words & (set(key_terms(" ".join(near))) | set(key_terms(candidate))))
+    before = near[max(0, min(at, TYPE_WINDOW) - 2) : min(at, TYPE_WINDOW)]
+    if shape.kind == PLACE and not shape.type_words:
+        typed = any(w in {"in", "on", "at"} for w in before)
+    if shape.kind == PERSON:
+        typed = "by" in before or len(candidate.split()) >= 2
+    if shape.kind == NUMBER:
+        typed = bool(re.search(r"[a-zA-Z²]", candidate))
+    demonym = " " not in candidate and candidate.endswith(("ian", "ean", "ese", "ish"))
+    return (1.0 + (TYPE_BONUS if typed else 0.0)) * (0.3 if demonym else 1.0)
+
+
+def _count(tallies: dict[str, _Tally], text: str, item: Said, score: float) -> None:
+    key = " ".join(text.casefold().split())
+    tally = tallies.setdefault(key, _Tally(text, {}, (0.0, "")))
+    tally.by_url[item.url] = max(tally.by_url.get(item.url, 0.0), score)
+    if score > tally.best[0]:
+        tally.best = (score, item.text)
+
+
+def _best(tallies: dict[str, _Tally]) -> Found | None:
+    if not tallies:
+        return None
+    best = max(tallies.values(), key=lambda t: (sum(t.by_url.values()), -len(t.text)))
+    urls = tuple(sorted(best.by_url, key=lambda url: -best.by_url[url]))
+    return Found(best.text, answer_line(best.text, best.best[1]), urls, sum(best.by_url.values()))
+
+
+def answer_line(answer: str, claim: str) -> str:
+    """ "Seine: Located on the river Seine, ..." with a claim cut to its clause about the
+    answer when it states many other numbers."""
+    claim = claim.strip()
+    if len(_AMOUNT.findall(claim)) > MAX_CLAIM_NUMBERS:
+        clauses = re.split(r"[,;]\s+", claim)
+        claim = next((c for c in clauses if answer in c), answer)
+    if claim.casefold().startswith(answer.casefold()):
+        return claim
+    return f"{answer}. {claim}"

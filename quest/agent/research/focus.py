@@ -1,0 +1,50 @@
+"""What the research should read and answer at a point of a run: the pages about the things the
+question names (both options of a comparison), and for a two-hop question, first the bridge
+("the country where the Taj Mahal stands"), then, once the pages read name it, the question
+about it ("What is the capital of India?").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from quest.agent.research.extract import Found, Said, extract
+from quest.agent.research.question import Question
+from quest.agent.research.shape import Shape
+
+MAX_NAMES = 2
+
+
+@dataclass(frozen=True)
+class Focus:
+    names: tuple[str, ...]  # whose pages to read, most needed first
+    question: str  # the question to answer from what was read
+    bridge: str = ""  # the bridge's answer, once found
+
+
+def research_focus(question: str, said: Sequence[Said]) -> Focus:
+    shape = Shape(question)
+    if shape.comparison is not None:
+        return Focus(shape.comparison.options, question)
+    named = Question(question).entities[:MAX_NAMES]
+    bridge = shape.bridge
+    if bridge is None:
+        return Focus(named, question)
+    inner = Question(bridge.question).entities[:MAX_NAMES]
+    found = extract(bridge.question, said)
+    if found is None or _names_itself(found, inner):
+        return Focus(inner, question)
+    outer = question.replace(bridge.phrase, found.answer)
+    others = [e for e in Question(outer).entities if e != found.answer][:1]
+    return Focus((*inner, found.answer, *others), outer, found.answer)
+
+
+def answer(question: str, said: Sequence[Said]) -> Found | None:
+    """The direct answer to the question, through its bridge when it has one."""
+    focus = research_focus(question, said)
+    return extract(focus.question, said)
+
+
+def _names_itself(found: Found, names: Sequence[str]) -> bool:
+    return any(found.answer.casefold() == name.casefold() for name in names)
