@@ -1,6 +1,7 @@
 // The live session page: one renderer for events arriving over the websocket and for a replay
 // of a finished session. Everything is written with textContent, never innerHTML: event payloads
-// carry web text and model output.
+// carry web text and model output. The one exception is a report's `html`, which the server
+// renders from Markdown with raw HTML escaped and only safe links kept (apps/live/report.py).
 (function () {
   "use strict";
 
@@ -84,45 +85,76 @@
     if (!read) $("[data-testid=seen-count]").textContent = "(" + known.size + ")";
   }
 
-  // The report is Markdown from a policy: a small, safe subset is drawn (headings, list items,
-  // **bold**, [n] citation chips); everything else stays plain text.
-  function inline(target, text, byNumber) {
-    String(text).split(/(\*\*[^*]+\*\*|\[\d+\])/).forEach((part) => {
-      const bold = /^\*\*([^*]+)\*\*$/.exec(part);
-      const cited = /^\[(\d+)\]$/.exec(part);
-      const citation = cited && byNumber.get(cited[1]);
-      if (bold) target.append(el("strong", null, bold[1]));
-      else if (citation) target.append(docLink(citation.url, "[" + cited[1] + "]"));
-      else if (part) target.append(part);
-    });
-  }
-
   function renderReport(payload) {
     const box = $("[data-testid=report]");
-    box.replaceChildren();
     box.classList.remove("muted");
-    const byNumber = new Map((payload.citations || []).map((c) => [String(c.n), c]));
-    let list = null;
-    for (const line of String(payload.text || "").split("\n")) {
-      const heading = /^#{1,6}\s+(.*)$/.exec(line);
-      const item = /^\s*(?:[-*]|(\d+)\.)\s+(.*)$/.exec(line);
-      if (item) {
-        const kind = item[1] ? "OL" : "UL";
-        if (!list || list.tagName !== kind) box.append((list = el(kind.toLowerCase())));
-        const li = el("li");
-        inline(li, item[2], byNumber);
-        list.append(li);
-        continue;
-      }
-      list = null;
-      if (!line.trim()) continue;
-      const block = el(heading ? "h3" : "p");
-      inline(block, heading ? heading[1] : line, byNumber);
-      box.append(block);
-    }
+    if (typeof payload.html === "string") box.innerHTML = payload.html;
+    else box.replaceChildren(el("p", "plain", payload.text || ""));
     if (payload.partial || payload.forced) {
       box.prepend(el("p", "tag", payload.partial ? "partial report" : "forced final answer"));
     }
+  }
+
+  // Progress between events: the session's elapsed time and, for an llm policy, what the model
+  // is doing. Progress messages carry no seq: they are not stored and not part of a replay.
+  // A page opened on an ended session shows no progress line, its replay neither.
+  const clock = {
+    live: !TERMINAL.has(root.dataset.status),
+    started: Date.parse(root.dataset.started || "") || null,
+    turnStarted: null,
+    timer: null,
+  };
+
+  function minutes(ms) {
+    const s = Math.max(0, Math.floor(ms / 1000));
+    return Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
+  }
+
+  function tick() {
+    const elapsed = $("[data-testid=elapsed]");
+    if (elapsed && clock.started) elapsed.textContent = minutes(Date.now() - clock.started);
+    const turn = $("[data-testid=turn-elapsed]");
+    if (turn && clock.turnStarted) turn.textContent = minutes(Date.now() - clock.turnStarted);
+  }
+
+  function startClock(startedAt) {
+    if (!clock.live) return;
+    if (!clock.started) clock.started = startedAt ? Date.parse(startedAt) || Date.now() : Date.now();
+    $("[data-testid=progress]").hidden = false;
+    if (!clock.timer) clock.timer = setInterval(tick, 1000);
+    tick();
+  }
+
+  function renderProgress(p) {
+    if (state.ended || !clock.live) return;
+    startClock(null);
+    const activity = $("[data-testid=activity]");
+    const generating = p.phase === "generating";
+    root.classList.toggle("generating", generating);
+    clock.turnStarted = generating ? Date.now() - 1000 * Number(p.turn_s || 0) : null;
+    if (generating) {
+      const since = el("span");
+      since.dataset.testid = "turn-elapsed";
+      activity.replaceChildren("model generating · turn " + p.turn + " · " + p.tokens + " tokens so far · ", since);
+    } else {
+      activity.replaceChildren("turn " + p.turn + " written (" + p.tokens + " tokens)");
+    }
+    const tokens = $("[data-testid=tokens]");
+    if (tokens) tokens.textContent = String(p.total_tokens);
+    tick();
+  }
+
+  function stopClock(usage) {
+    if (clock.timer) clearInterval(clock.timer);
+    clock.timer = null;
+    clock.turnStarted = null;
+    root.classList.remove("generating");
+    const box = $("[data-testid=progress]");
+    if (state.replaying || !clock.live) return;
+    $("[data-testid=activity]").textContent = "ended";
+    if (usage && usage.elapsed_s !== undefined) $("[data-testid=elapsed]").textContent = minutes(1000 * usage.elapsed_s);
+    const tokens = $("[data-testid=tokens]");
+    if (tokens && usage && usage.completion_tokens !== undefined) tokens.textContent = String(usage.completion_tokens);
   }
 
   // A title cut to `n` characters says so (the full text is in the item's details).
@@ -185,7 +217,14 @@
   }
 
   const RENDER = {
-    started: (p) => { setStatus("running"); timeline("started", p.policy || "", null); },
+    started: (p, event) => {
+      setStatus("running");
+      timeline("started", p.policy || "", null);
+      if (!state.replaying) {
+        startClock(event.created_at);
+        if (root.dataset.policy === "llm") $("[data-testid=activity]").textContent = "waiting for the model…";
+      }
+    },
     thought: (p) => timeline("thought", clip(p.text || "", 160), p.text),
     tool_call: (p) => timeline("tool_call", p.name + " " + JSON.stringify(p.arguments || {}).slice(0, 200), null),
     tool_result: (p) => {
@@ -207,6 +246,7 @@
     finished: (p) => {
       // A run stopped by a person says so rather than "finished".
       setStatus(p.status === "stopped" ? "stopped" : p.session_status || (p.status === "failed" ? "failed" : "finished"));
+      stopClock(p);
       renderUsage(p);
       timeline("finished", p.status || "", null);
     },
@@ -214,10 +254,11 @@
 
   function apply(event) {
     const render = RENDER[event.type];
-    if (render) render(event.payload || {});
+    if (render) render(event.payload || {}, event);
   }
 
   function receive(event) {
+    if (event.type === "progress") { renderProgress(event.payload || {}); return; }
     if (event.seq <= state.lastSeq) return; // a duplicate after a reconnect
     state.lastSeq = event.seq;
     state.events.push(event);
@@ -225,7 +266,7 @@
     root.dataset.lastSeq = String(state.lastSeq);
     if (event.type === "finished" || (event.type === "error" && event.payload && event.payload.stalled)) {
       state.ended = true;
-      if (event.type === "error") setStatus("stalled");
+      if (event.type === "error") { setStatus("stalled"); stopClock(null); }
       enableReplay();
       if (state.socket) state.socket.close(1000);
     }
@@ -293,5 +334,6 @@
     };
   }
 
+  if (clock.started && clock.live) startClock(null);
   connect();
 })();

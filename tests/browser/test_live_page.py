@@ -1,6 +1,7 @@
 """The live session page in Debian's chromium against the real ASGI app (uvicorn, websockets):
 events written after the page opened appear, the state board and the cited report update, the
-tree lights up, and a finished session can be replayed with the scrubber."""
+tree lights up, and a finished session can be replayed with the scrubber. A report is drawn
+from Markdown and runs none of the script it carries; an llm session shows the model at work."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from django.utils import timezone
 
-from apps.live.broadcast import event_append
+from apps.live.broadcast import event_append, progress_send
 from apps.live.models import Session
 from apps.rubrics.services import task_create
 from tests.live.conftest import session_cookie
@@ -20,11 +22,12 @@ pytestmark = pytest.mark.django_db(transaction=True)
 CANBERRA = "https://en.wikipedia.org/wiki/Canberra"
 
 
-def _open(page: Any, server: str, user: Any, session: Session) -> None:
+def _open(page: Any, server: str, user: Any, session: Session, *, live: bool = True) -> None:
     name, value = session_cookie(user).split("=", 1)
     page.context.add_cookies([{"name": name, "value": value, "url": f"http://{server}"}])
     page.goto(f"http://{server}/live/{session.public_id}/")
-    page.wait_for_selector("[data-testid=connection]:has-text('live')")
+    if live:  # an ended session's socket closes once it has sent the backlog
+        page.wait_for_selector("[data-testid=connection]:has-text('live')")
 
 
 def _emit(session: Session, type: str, **payload: Any) -> None:
@@ -112,3 +115,106 @@ def test_a_viewer_watches_events_arrive_and_replays_the_finished_session(
     assert "st-pass" not in page.locator("li.leaf[data-node=capital]").get_attribute("class")
     scrubber.fill(scrubber.get_attribute("max"))
     assert page.locator("[data-testid=timeline] li").count() == events
+
+
+HOSTILE_REPORT = f"""_Partial report: the run was stopped before the research was finished._
+
+**Answer:** Canberra is the capital [1].
+
+<script>window.pwned = "script"</script> <img src=x onerror="window.pwned = 'img'">
+
+[click me](javascript:window.pwned='link') and <b>raw</b>
+
+## Sources
+1. Canberra - {CANBERRA}
+"""
+
+
+def _errors(page: Any) -> list[str]:
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    return errors
+
+
+def test_a_hostile_report_is_drawn_as_markdown_and_runs_nothing(
+    asgi_server: str, page: Any, make_user: Callable[..., Any]
+) -> None:
+    viewer = make_user("viewer")
+    session = Session.objects.create(owner=viewer, question="Capital?", status="running")
+    errors = _errors(page)
+    _open(page, asgi_server, viewer, session)
+    _emit(session, "answer", text=HOSTILE_REPORT, forced=True, partial=True,
+          citations=[{"n": 1, "url": CANBERRA, "title": "Canberra"}])  # fmt: skip
+    report = page.locator("[data-testid=report]")
+    report.locator("h2:has-text('Sources')").wait_for()
+    assert report.locator("p.tag").inner_text() == "partial report"
+    assert report.locator("strong").first.inner_text() == "Answer:"
+    assert report.locator("em").first.inner_text().startswith("Partial report")
+    assert report.locator("script, img, b").count() == 0
+    assert '<script>window.pwned = "script"</script>' in report.inner_text()
+    assert report.locator("a[href^='javascript']").count() == 0
+    assert page.evaluate("window.pwned") is None
+    source = report.locator("li a")
+    assert source.inner_text() == CANBERRA
+    assert source.get_attribute("target") == "_blank"
+    assert source.get_attribute("href").startswith("/corpus/doc/?url=https%3A%2F%2Fen.wiki")
+    assert report.locator("a.chip").inner_text() == "[1]"
+    assert errors == []
+
+
+def _progress(session: Session, **payload: Any) -> None:
+    def send() -> None:
+        from django.db import connection
+
+        progress_send(session_id=session.pk, public_id=session.public_id, payload=payload)
+        connection.close()
+
+    thread = threading.Thread(target=send)
+    thread.start()
+    thread.join()
+
+
+def test_an_llm_session_shows_the_model_generating_its_tokens_and_the_time(
+    asgi_server: str, page: Any, make_user: Callable[..., Any]
+) -> None:
+    owner = make_user("viewer")
+    session = Session.objects.create(owner=owner, question="Capital?", status="running",
+                                     policy="llm", model="slow-model", started_at=timezone.now(),
+                                     pace="1_step_per_s")  # fmt: skip
+    errors = _errors(page)
+    _open(page, asgi_server, owner, session)
+    assert page.locator("[data-testid=pace]").inner_text() == "pace: 1 step per second"
+    progress = page.locator("[data-testid=progress]")
+    assert progress.is_visible()
+    assert page.locator("[data-testid=activity]").inner_text() == "waiting for the model…"
+    page.wait_for_selector("[data-testid=elapsed]:has-text('0:0')")
+
+    _progress(session, phase="generating", turn=1, tokens=42, total_tokens=42, turn_s=3.0)
+    page.wait_for_selector("[data-testid=activity]:has-text('42 tokens so far')")
+    activity = page.locator("[data-testid=activity]").inner_text()
+    assert activity.startswith("model generating · turn 1 · 42 tokens so far · 0:0")
+    assert page.locator("[data-testid=tokens]").inner_text() == "42"
+    assert page.locator(".run-progress .spinner").is_visible()
+    _progress(session, phase="done", turn=1, tokens=57, total_tokens=57, turn_s=4.0)
+    page.wait_for_selector("[data-testid=activity]:has-text('turn 1 written (57 tokens)')")
+
+    _emit(session, "finished", status="stopped", turns=1, completion_tokens=57, elapsed_s=65.0,
+          session_status="finished")  # fmt: skip
+    page.wait_for_selector("[data-testid=status]:has-text('stopped')")
+    assert page.locator("[data-testid=activity]").inner_text() == "ended"
+    assert page.locator("[data-testid=elapsed]").inner_text() == "1:05"
+    assert not page.locator(".run-progress .spinner").is_visible()
+    assert errors == []
+
+
+def test_a_finished_session_shows_no_progress_line(
+    asgi_server: str, page: Any, make_user: Callable[..., Any]
+) -> None:
+    owner = make_user("viewer")
+    session = Session.objects.create(owner=owner, question="Capital?", status="finished")
+    _emit(session, "started", question="Capital?", policy="scripted")
+    _emit(session, "finished", status="answered", turns=1, elapsed_s=0.2)
+    _open(page, asgi_server, owner, session, live=False)
+    page.wait_for_selector("[data-testid=timeline] li >> nth=1")
+    assert not page.locator("[data-testid=progress]").is_visible()

@@ -1,9 +1,11 @@
 """The llm policy through the web app: an admin adds an OpenAI-compatible endpoint at run time
 (no restart), and the next session uses it: a real `python -m quest serve-llm` process serving a
-tiny random-weights model (real generation, nonsense text; quality is not under test here)."""
+tiny random-weights model (real generation, nonsense text; quality is not under test here). And a
+generation that never ends: viewers see its tokens, and Stop ends the session all the same."""
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import json
 import sys
@@ -12,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from asgiref.sync import sync_to_async
 from django.test import Client
 
 from apps.live.models import Event, LLMEndpoint, Session, SessionStatus
@@ -106,3 +109,60 @@ def test_endpoint_edits_are_admin_only_validated_and_keep_the_key(
     assert LLMEndpoint.objects.get().api_key == "k1"
     assert client.delete(f"/api/live/endpoints/{endpoint_id}", headers=admin).status_code == 204
     assert client.delete(f"/api/live/endpoints/{endpoint_id}", headers=admin).status_code == 404
+
+
+async def _next_message(socket: Any, wanted: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+    while True:
+        message = json.loads(await asyncio.wait_for(socket.recv(), 120))
+        if wanted(message):
+            return message
+
+
+def _start_llm_session(client: Client, headers: dict[str, str], url: str) -> str:
+    LLMEndpoint.objects.create(name="slow", base_url=url, model="slow-model")
+    body = {"question": "What is the capital of Australia?", "policy": "llm", "model": "slow-model"}
+    response = _post(client, "/api/live/sessions", body, headers)
+    assert response.status_code == 201, response.content
+    return str(response.json()["id"])
+
+
+@pytest.mark.integration
+@pytest.mark.django_db(transaction=True)
+async def test_viewers_see_a_generation_stream_and_stop_ends_it_in_the_middle(
+    make_user: Callable[..., Any],
+    bearer: Callable[..., dict[str, str]],
+    corpus: Path,
+    start_worker: Callable[..., Any],
+    ws_connect: Callable[..., Any],
+) -> None:
+    """A real worker runs the session against a server whose reply never ends."""
+    servers = _llm_servers()
+    admin = await sync_to_async(make_user)("admin")
+    headers = await sync_to_async(bearer)(admin)
+    with servers.StreamingEndpoint(chunks=None, interval=0.05) as server:
+        public_id = await sync_to_async(_start_llm_session)(Client(), headers, server.url)
+        socket = await ws_connect(admin, f"/ws/live/{public_id}/")
+        await sync_to_async(start_worker)("cpu", QUESTWEB_CORPUS_DIR=str(corpus))
+        progress = await _next_message(
+            socket, lambda m: m["type"] == "progress" and m["payload"]["tokens"] >= 5
+        )
+        assert progress["payload"]["phase"] == "generating"
+        assert progress["payload"]["turn"] == 1
+        assert "seq" not in progress, "progress is not a stored event"
+        stop = await sync_to_async(Client().post)(
+            f"/api/live/sessions/{public_id}/stop", headers=headers
+        )
+        assert stop.status_code == 200
+        finished = await _next_message(socket, lambda m: m["type"] == "finished")
+        await socket.close()
+        assert await sync_to_async(server.hung_up.wait)(30)
+
+    assert finished["payload"]["status"] == "stopped"
+    session = await sync_to_async(Session.objects.get)(public_id=public_id)
+    assert session.status == SessionStatus.FINISHED
+    assert session.answer.startswith("_Partial report: the run was stopped")
+    types = await sync_to_async(list)(
+        Event.objects.filter(session=session).values_list("type", flat=True)
+    )
+    assert "error" not in types
+    assert "progress" not in types

@@ -178,3 +178,94 @@ def build_tiny_model(folder: Path) -> Path:
     LlamaForCausalLM(config).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
+
+
+class StreamingEndpoint(ThreadingHTTPServer):
+    """An OpenAI-compatible server that streams its reply slowly: `chunks` content chunks (None:
+    without end) `interval` seconds apart, then its usage and `[DONE]`. A stand-in for a large
+    model generating a long turn, which a test cannot wait for. `refuse_stream` answers stream
+    requests with a 400 and plain ones with the whole reply at once, as serve-llm does. It keeps
+    each request's body, and `hung_up` is set when a client goes away in the middle."""
+
+    daemon_threads = True
+
+    def __init__(
+        self,
+        *,
+        chunks: int | None = None,
+        interval: float = 0.02,
+        word: str = "think ",
+        refuse_stream: bool = False,
+    ) -> None:
+        super().__init__(("127.0.0.1", 0), _StreamingHandler)
+        self.chunks, self.interval, self.word = chunks, interval, word
+        self.refuse_stream = refuse_stream
+        self.bodies: list[dict[str, Any]] = []
+        self.hung_up = threading.Event()
+        self._thread = threading.Thread(target=self.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+    def __enter__(self) -> StreamingEndpoint:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.shutdown()
+        self.server_close()
+
+
+class _StreamingHandler(BaseHTTPRequestHandler):
+    server: StreamingEndpoint
+    protocol_version = "HTTP/1.1"
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+        self.server.bodies.append(body)
+        if not body.get("stream"):
+            self._reply(200, _whole(self.server.word * (self.server.chunks or 1)))
+        elif self.server.refuse_stream:
+            self._reply(400, openai_error("stream=true is not supported"))
+        else:
+            self._stream()
+
+    def _reply(self, status: int, body: dict[str, Any]) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _stream(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        sent = 0
+        try:
+            while self.server.chunks is None or sent < self.server.chunks:
+                self._event({"choices": [{"index": 0, "delta": {"content": self.server.word}}]})
+                sent += 1
+                time.sleep(self.server.interval)
+            self._event({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+            self._event({"choices": [], "usage": {"prompt_tokens": 7, "completion_tokens": sent}})
+            self.wfile.write(b"data: [DONE]\n\n")
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            self.server.hung_up.set()
+        self.close_connection = True
+
+    def _event(self, chunk: dict[str, Any]) -> None:
+        self.wfile.write(b"data: " + json.dumps(chunk).encode() + b"\n\n")
+        self.wfile.flush()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet: the tests read `bodies` and `hung_up` instead."""
+
+
+def _whole(text: str) -> dict[str, Any]:
+    message = {"role": "assistant", "content": text}
+    return {"choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}
