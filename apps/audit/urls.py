@@ -28,5 +28,6 @@ urlpatterns = [
     path("a/<int:assignment_id>/tree/", audit.assignment_tree, name="assignment-tree"),
     path("a/<int:assignment_id>/release/", audit.assignment_release, name="release"),
     path("items/<int:item_id>/", review.item_adjudicate, name="item"),
+    path("items/<int:item_id>/take/", review.item_take, name="item-take"),
     path("dashboard/", review.dashboard, name="dashboard"),
 ]

@@ -17,6 +17,11 @@
   const KEEPALIVE_MS = 60_000;
   const FIELD_NAMES = { decision: "The decision", comment: "The task comment" };
 
+  // The audit pages' one time format, as apps/audit/templatetags/audit_format.py writes it.
+  function auditTime(date) {
+    return `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+  }
+
   // JSON with object keys sorted, so two drafts compare equal whatever order labels were built in.
   function canonical(value) {
     return JSON.stringify(value, (key, v) => (v && typeof v === "object" && !Array.isArray(v)
@@ -88,11 +93,11 @@
       keepLocal();
       if (sent === edits) {
         unsaved = false;
-        saveState(`saved ${new Date().toLocaleTimeString()}`);
+        saveState(`saved ${auditTime(new Date())}`);
       }
       const lock = document.getElementById("lock");
       lock.dateTime = data.lock_expires_at;
-      lock.textContent = new Date(data.lock_expires_at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+      lock.textContent = auditTime(new Date(data.lock_expires_at));
       if (data.current_version > state.version) {
         say(`Someone else saved version ${data.current_version} of this tree: press r to load it (your verdicts on nodes that still exist are kept).`, "warn");
       }

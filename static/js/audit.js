@@ -14,6 +14,8 @@
   const api = root.dataset.api;
   const storageKey = `questweb.audit.${root.dataset.assignment}`;
   const undoKey = `${storageKey}.undo`;
+  const atKey = `${storageKey}.at`;
+  const tree = window.questwebAuditTree;
   const UNDO_KEPT = 100;
   const VERDICT_KEYS = { 1: "correct", 2: "wrong", 3: "unverifiable" };
   const MARKS = { correct: "✓ correct", wrong: "✗ wrong", unverifiable: "? unverifiable" };
@@ -78,6 +80,7 @@
     rows().forEach(paint);
     const judged = rows().filter((li) => (state.verdicts[li.dataset.node] || {}).verdict).length;
     $("#judged").textContent = judged;
+    root.querySelectorAll(".judged-copy").forEach((el) => { el.textContent = judged; });
     $("#total").textContent = rows().length;
     $("#version-number").textContent = state.version;
     $("#decision-shown").textContent = decisionText(state.decision) || "none yet — press s";
@@ -88,14 +91,63 @@
     return shown ? shown.parentElement.textContent.trim().slice(2) : "";
   }
 
-  function focusRow(index) {
+  function focusRow(index, block = "nearest") {
     const all = rows();
     if (!all.length) return;
     focused = Math.max(0, Math.min(index, all.length - 1));
+    tree.reveal(all[focused]);
     all.forEach((li, i) => li.classList.toggle("focus", i === focused));
     all[focused].focus({ preventScroll: true });
-    all[focused].scrollIntoView({ block: "nearest" });
+    all[focused].scrollIntoView({ block });
+    localStorage.setItem(atKey, all[focused].dataset.node);
   }
+
+  // The next row in `direction` that is not inside a collapsed subtree.
+  function step(direction) {
+    const all = rows();
+    let index = focused + direction;
+    while (index >= 0 && index < all.length && all[index].hidden) index += direction;
+    if (index >= 0 && index < all.length) focusRow(index);
+  }
+
+  function collapseOrParent() {
+    const li = rows()[focused];
+    if (!li) return;
+    if (li.dataset.leaf === "0" && !tree.isCollapsed(li)) { tree.collapse(li); return; }
+    const parent = tree.ancestors(li)[0];
+    if (parent) focusRow(rows().indexOf(parent));
+  }
+
+  function expandOrChild() {
+    const li = rows()[focused];
+    if (li && li.dataset.leaf === "0" && tree.isCollapsed(li)) tree.expand(li);
+    else step(1);
+  }
+
+  function toggleFocused() {
+    const li = rows()[focused];
+    if (li && li.dataset.leaf === "0") tree.toggle(li.dataset.node);
+    else say("A leaf has no subtree to collapse.");
+  }
+
+  function collapseAll(closed) {
+    tree.all(closed);
+    const li = rows()[focused];
+    if (li && li.hidden) focusRow(rows().indexOf(tree.ancestors(li).find((a) => !a.hidden)));
+  }
+
+  // After a reload: the first node without a verdict from where the annotator was, else there.
+  function startIndex() {
+    const all = rows();
+    const at = Math.max(0, all.findIndex((li) => li.dataset.node === localStorage.getItem(atKey)));
+    for (let step = 0; step < all.length; step += 1) {
+      const index = (at + step) % all.length;
+      if (!(state.verdicts[all[index].dataset.node] || {}).verdict) return index;
+    }
+    return at;
+  }
+
+  function treeEdited() { return $(".atree", root).dataset.edited === "1"; }
 
   function focusedId() { return rows()[focused]?.dataset.node; }
 
@@ -144,7 +196,7 @@
     if (verdict === "correct") delete next.error_type;
     setLabel(nodeId, next);
     if (verdict === "wrong") openDialog("dlg-errortype");
-    else focusRow(focused + 1);
+    else step(1);
   }
 
   function pickErrorType(type) {
@@ -282,6 +334,7 @@
     const response = await fetch(root.dataset.treeUrl, { credentials: "same-origin" });
     if (!response.ok) { say("The tree could not be reloaded.", "error"); return; }
     $("#audit-tree").innerHTML = await response.text();
+    tree.apply();
     state.version = currentTreeVersion();
     changed();
     const index = rows().findIndex((li) => li.dataset.node === nodeId);
@@ -290,12 +343,20 @@
 
   function openSubmit() {
     const dialog = openDialog("dlg-submit");
+    const edited = treeEdited();
+    const fix = $("input[name=decision][value=fix_accept]", dialog);
+    fix.disabled = !edited;
+    $(".fix-note", dialog).hidden = edited;
     $("textarea", dialog).value = state.comment;
-    dialog.querySelectorAll("input[name=decision]").forEach((r) => { r.checked = r.value === state.decision; });
+    dialog.querySelectorAll("input[name=decision]").forEach((r) => { r.checked = r.value === state.decision && !r.disabled; });
     $(".submit-error", dialog).textContent = "";
   }
 
   function chooseDecision(decision) {
+    if (decision === "fix_accept" && !treeEdited()) {
+      $("#dlg-submit .submit-error").textContent = "Fix and accept needs an edited tree: edit a node first (e), or accept or reject it as it is.";
+      return;
+    }
     state.decision = decision;
     document.querySelectorAll("#dlg-submit input[name=decision]").forEach((r) => { r.checked = r.value === decision; });
     changed();
@@ -308,7 +369,8 @@
     const present = rows().map((li) => li.dataset.node);
     const missing = present.filter((id) => !(state.verdicts[id] || {}).verdict);
     if (missing.length) { error.textContent = `${missing.length} node(s) have no verdict yet: ${missing.slice(0, 5).join(", ")}`; return; }
-    if (!state.decision) { error.textContent = "Choose a decision: a, f or r."; return; }
+    if (!state.decision) { error.textContent = `Choose a decision: ${treeEdited() ? "a, f or r" : "a or r"}.`; return; }
+    if (state.decision === "fix_accept" && !treeEdited()) { error.textContent = "Fix and accept needs an edited tree: this one is as the audit found it."; return; }
     const verdicts = Object.fromEntries(present.map((id) => [id, state.verdicts[id]]));
     if (!(await drafts.settle())) { dialog.close(); return; }  // a merge comes first
     const body = { version: state.version, decision: state.decision, comment: state.comment, verdicts, base_revision: drafts.revision() };
@@ -323,8 +385,10 @@
   /* ---- keys ---------------------------------------------------------------------------- */
 
   const MAIN_KEYS = {
-    j: () => focusRow(focused + 1), ArrowDown: () => focusRow(focused + 1),
-    k: () => focusRow(focused - 1), ArrowUp: () => focusRow(focused - 1),
+    j: () => step(1), ArrowDown: () => step(1),
+    k: () => step(-1), ArrowUp: () => step(-1),
+    ArrowLeft: collapseOrParent, ArrowRight: expandOrChild, x: toggleFocused,
+    "[": () => collapseAll(true), "]": () => collapseAll(false),
     n: nextUnjudged, t: takeSuggestion, c: openComment, e: openEdit, u: undo, s: openSubmit,
     r: () => resolveConflict("reload"),
     "?": () => openDialog("dlg-cheatsheet"),
@@ -385,7 +449,7 @@
   document.querySelectorAll("#dlg-submit input[name=decision]").forEach((radio) => {
     radio.addEventListener("change", () => chooseDecision(radio.value));
   });
-  $("#dlg-errortype").addEventListener("close", () => focusRow(focused + 1));
+  $("#dlg-errortype").addEventListener("close", () => step(1));
 
   const drafts = window.questwebAuditDrafts({
     root, api, storageKey, state, call, say, saveState,
@@ -400,6 +464,6 @@
   });
   restore();
   paintAll();
-  focusRow(0);
+  focusRow(startIndex(), "center");
   root.dataset.ready = "true";  // keys work from here on (the script is deferred)
 })();

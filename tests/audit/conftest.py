@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -80,3 +81,18 @@ def audit() -> Callable[..., Assignment]:
         )
 
     return run
+
+
+BIG_TREE = Path(__file__).resolve().parents[2] / "fixtures" / "quest-trees" / "ad_patent.json"
+
+
+def big_tree_campaign(admin: User, annotators_per_task: int = 1) -> Campaign:
+    """A campaign over one real QUEST task whose rubric tree has 58 nodes (ad_patent)."""
+    record = {**json.loads(BIG_TREE.read_text()), "category": "big tree"}
+    tasks_write(user=None, prepared=[task_prepare(record)], note="big tree")
+    return campaign_create(
+        user=admin,
+        name="Big tree",
+        filters={"category": "big tree"},
+        annotators_per_task=annotators_per_task,
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from apps.audit.selectors.agreement import CampaignAgreement, campaign_agreement
 from apps.audit.selectors.campaigns import (
+    CAMPAIGN_STATES,
     FILTER_FIELDS,
     annotator_choices,
     assignment_get,
@@ -22,6 +23,12 @@ from apps.audit.selectors.gate import (
     training_task_list,
     training_versions,
 )
+from apps.audit.selectors.progress import (
+    OpenWork,
+    TaskProgress,
+    campaign_open_work,
+    campaign_task_rows,
+)
 from apps.audit.selectors.quality import QualityReport, quality_report
 from apps.audit.selectors.review import (
     dispute_list,
@@ -31,9 +38,12 @@ from apps.audit.selectors.review import (
 )
 
 __all__ = [
+    "CAMPAIGN_STATES",
     "FILTER_FIELDS",
     "CampaignAgreement",
+    "OpenWork",
     "QualityReport",
+    "TaskProgress",
     "annotator_choices",
     "assignment_get",
     "assignment_list",
@@ -42,6 +52,8 @@ __all__ = [
     "campaign_get",
     "campaign_list",
     "campaign_may_claim",
+    "campaign_open_work",
+    "campaign_task_rows",
     "dispute_list",
     "export_get",
     "export_list",

@@ -20,7 +20,7 @@ from apps.audit.models import (
     CampaignTask,
     ItemState,
 )
-from apps.common.errors import Forbidden, NotFound
+from apps.common.errors import Forbidden, Invalid, NotFound
 from apps.rubrics.models import Task
 
 # Task filters a campaign can be created from; generator and batch live in the provenance.
@@ -90,10 +90,16 @@ def can_annotate(user: User) -> bool:
     return bool(user.has_perm(ROLE_REQUIREMENT[Role.ANNOTATOR]))
 
 
-def campaign_list(*, user: User) -> QuerySet[Campaign]:
-    """Annotators see the campaigns open to them; viewers (read only) and reviewers see all."""
+CAMPAIGN_STATES = ("open", "closed", "all")
+
+
+def campaign_list(*, user: User, status: str = "all") -> QuerySet[Campaign]:
+    """Annotators see the campaigns open to them; viewers (read only) and reviewers see all.
+    `status` keeps the open or the closed ones only ("all": both)."""
     require_role(user, Role.VIEWER)
-    qs = Campaign.objects.all()
+    if status not in CAMPAIGN_STATES:
+        raise Invalid(f"status must be one of {', '.join(CAMPAIGN_STATES)}")
+    qs = Campaign.objects.all() if status == "all" else Campaign.objects.filter(status=status)
     if can_annotate(user) and not is_reviewer(user):
         qs = qs.filter(_open_to(user))
     return qs.annotate(

@@ -3,7 +3,11 @@ here."""
 
 from __future__ import annotations
 
-from apps.audit.services.adjudication import item_adjudicate, judge_verdicts_record
+from apps.audit.services.adjudication import (
+    gold_take,
+    item_adjudicate,
+    judge_verdicts_record,
+)
 from apps.audit.services.campaigns import campaign_close, campaign_create, demo_campaign_ensure
 from apps.audit.services.claims import assignment_claim_next, assignment_release
 from apps.audit.services.drafts import DraftConflict, assignment_draft_save
@@ -28,6 +32,7 @@ __all__ = [
     "export_enqueue",
     "export_path",
     "export_run",
+    "gold_take",
     "item_adjudicate",
     "judge_verdicts_record",
     "solutions_judge_enqueue",

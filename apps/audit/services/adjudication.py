@@ -10,7 +10,13 @@ from django.db import transaction
 from apps.accounts.models import User
 from apps.accounts.permissions import require_role
 from apps.accounts.roles import Role
-from apps.audit.models import AssignmentStatus, CampaignTask, GoldVerdict, JudgeVerdict
+from apps.audit.models import (
+    AssignmentStatus,
+    CampaignTask,
+    GoldVerdict,
+    JudgeVerdict,
+    NodeVerdict,
+)
 from apps.audit.services.decisions import as_audited, item_decide
 from apps.audit.services.submissions import node_kinds, task_version
 from apps.common.errors import Conflict, Invalid, NotFound
@@ -102,6 +108,27 @@ def item_adjudicate(
     kept = final if decision in ACCEPTING_DECISIONS else item.start_version
     item_decide(item, decision=decision, version=kept, by=user, comment=comment.strip())
     return item
+
+
+@transaction.atomic
+def gold_take(*, user: User, item_id: int, node_id: str, assignment_id: int) -> GoldVerdict:
+    """A reviewer sides with one annotator on one node: that annotator's verdict and error type
+    become the node's gold verdict (replacing any earlier one). The task decision is separate."""
+    require_role(user, Role.REVIEWER)
+    item = _locked_item(item_id)
+    label = NodeVerdict.objects.filter(
+        assignment_id=assignment_id,
+        assignment__item=item,
+        assignment__status=AssignmentStatus.SUBMITTED,
+        node_id=node_id,
+    ).first()
+    if label is None:
+        raise Invalid(f"that annotator submitted no verdict on node {node_id[:64]!r} of this task")
+    gold = {node_id: {"verdict": label.verdict, "error_type": label.error_type}}
+    [row] = _gold_rows(item, gold, _audited_versions(item), user)
+    GoldVerdict.objects.filter(item=item, node_id=node_id).delete()
+    row.save()
+    return row
 
 
 def _judge_row(task: Task, version: RubricVersion, node_id: str, raw: Any, judge: str) -> Any:

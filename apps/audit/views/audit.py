@@ -25,9 +25,12 @@ def _tree_context(assignment: Assignment) -> dict[str, Any]:
     version = task.current_version
     assert version is not None
     suggestions = selectors.judge_suggestions(task_id=task.pk)
+    start = assignment.item.start_version
     return {
         "assignment": assignment,
         "version": version,
+        # Fix-and-accept is offered only on a tree that differs from the one the audit began on.
+        "edited": version.pk != start.pk and version.tree != start.tree,
         "rows": audit_rows(version.tree, suggestions),
     }
 

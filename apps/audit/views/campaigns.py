@@ -29,11 +29,15 @@ def _can(request: HttpRequest, role: Role) -> bool:
 @login_required
 @require_GET
 def campaign_list(request: HttpRequest) -> HttpResponse:
+    """Open campaigns unless ?status= asks for the closed ones or all of them."""
     user = _user(request)
     annotator = _can(request, Role.ANNOTATOR)
     active = selectors.assignment_list(user=user) if annotator else None
+    shown = request.GET.get("status") or "open"
     context = {
-        "campaigns": selectors.campaign_list(user=user),
+        "campaigns": selectors.campaign_list(user=user, status=shown),
+        "shown": shown,
+        "states": selectors.CAMPAIGN_STATES,
         "active": (
             active.filter(annotator=user, status=AssignmentStatus.ACTIVE).select_related(
                 "campaign"
@@ -126,6 +130,13 @@ def campaign_detail(request: HttpRequest, campaign_id: int) -> HttpResponse:
         "exports": selectors.export_list(user=user).filter(campaign=campaign)[:10]
         if reviewer
         else [],
+        "tasks": (
+            selectors.campaign_task_rows(
+                user=user, campaign_id=campaign.pk, page=request.GET.get("page") or 1
+            )
+            if reviewer
+            else None
+        ),
         "can_manage": _can(request, Role.ADMIN),
         "can_review": reviewer,
     }
@@ -142,10 +153,27 @@ def campaign_next(request: HttpRequest, campaign_id: int) -> HttpResponse:
     return redirect("audit:assignment", assignment_id=assignment.pk)
 
 
+CLOSE_CONFIRMATION = "close"
+
+
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def campaign_close(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    campaign = services.campaign_close(user=_user(request), campaign_id=campaign_id)
+    """GET asks for confirmation; only a POST carrying it closes: closing cannot be undone here
+    and cuts short the work of whoever holds a task."""
+    user = _user(request)
+    campaign = selectors.campaign_get(user=user, campaign_id=campaign_id)
+    context = {
+        "campaign": campaign,
+        "work": selectors.campaign_open_work(user=user, campaign_id=campaign.pk),
+        "confirmation": CLOSE_CONFIRMATION,
+    }
+    if request.method == "GET":
+        return render(request, "audit/campaign_close.html", context)
+    if request.POST.get("confirm") != CLOSE_CONFIRMATION:
+        context["form_error"] = "Not closed: confirm on this page to close the campaign."
+        return render(request, "audit/campaign_close.html", context, status=400)
+    services.campaign_close(user=user, campaign_id=campaign.pk)
     messages.success(request, f"Campaign “{campaign.name}” is closed.")
     return redirect("audit:campaign", campaign_id=campaign_id)
 

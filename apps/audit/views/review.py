@@ -8,6 +8,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from apps.accounts.models import User
@@ -16,7 +17,7 @@ from apps.audit.models import Campaign, CampaignTask, ItemState
 from apps.audit.rows import audit_rows
 from apps.audit.services.exports import export_path
 from apps.audit.streaming import stream_response
-from apps.common.errors import DomainError
+from apps.common.errors import DomainError, Invalid
 from apps.rubrics.models import RubricVersion
 from quest.audit.taxonomy import DECISIONS, ERROR_TYPES, VERDICTS
 
@@ -43,19 +44,26 @@ def _gold(data: Any) -> dict[str, dict[str, str]]:
     return gold
 
 
+def _letter(index: int) -> str:
+    """Annotators are A, B, C… on the adjudication page (and its keys a, b, c…)."""
+    return chr(ord("A") + index) if index < 26 else str(index + 1)
+
+
 def _item_context(user: User, item: CampaignTask) -> dict[str, Any]:
     submissions = selectors.item_submissions(user=user, item=item)
     ids = {s.assignment.version_id for s in submissions} | {item.start_version_id}
     versions = list(RubricVersion.objects.filter(pk__in=ids).order_by("number"))
     newest = versions[-1]
+    start_tree = next(v.tree for v in versions if v.pk == item.start_version_id)
     rows = audit_rows(newest.tree, selectors.judge_suggestions(task_id=item.task_id))
     shown = {row.id for row in rows}
     removed = sorted({n for s in submissions for n in s.labels} - shown)
     gold = {g.node_id: g for g in item.gold.all()}
+    annotators = [(_letter(i), s) for i, s in enumerate(submissions)]
     table = [
         {
             "row": row,
-            "labels": [s.labels.get(row.id) for s in submissions],
+            "labels": [(letter, s.assignment.pk, s.labels.get(row.id)) for letter, s in annotators],
             "gold": gold.get(row.id),
             "split": len({(s.labels.get(row.id) or {}).get("verdict") for s in submissions}) > 1,
         }
@@ -64,8 +72,11 @@ def _item_context(user: User, item: CampaignTask) -> dict[str, Any]:
     return {
         "item": item,
         "submissions": submissions,
+        "annotators": annotators,
         "versions": versions,
         "newest": newest,
+        # Fix-and-accept keeps a fixed tree: only offered when some annotator changed it.
+        "edited": any(v.tree != start_tree for v in versions),
         "table": table,
         "removed": removed,
         "verdict_choices": VERDICTS,
@@ -110,6 +121,31 @@ def item_adjudicate(request: HttpRequest, item_id: int) -> HttpResponse:
             return _next_dispute(user, item)
     context = {**_item_context(user, item), "form_error": error}
     return render(request, "audit/item.html", context, status=status)
+
+
+def _take_choice(raw: str) -> tuple[int, str]:
+    assignment, _, node = raw.partition(":")
+    if not assignment.isdigit() or not node:
+        raise Invalid("say whose verdict to take as take=<assignment id>:<node id>")
+    return int(assignment), node
+
+
+@login_required
+@require_POST
+def item_take(request: HttpRequest, item_id: int) -> HttpResponse:
+    """Take one annotator's verdict on one node as its gold verdict. An htmx request gets the
+    node's row back; a plain form post returns to the page at that node."""
+    user = _user(request)
+    item = selectors.item_get(user=user, item_id=item_id)
+    assignment_id, node_id = _take_choice(request.POST.get("take", ""))
+    services.gold_take(user=user, item_id=item.pk, node_id=node_id, assignment_id=assignment_id)
+    if not request.headers.get("HX-Request"):
+        return redirect(f"{reverse('audit:item', args=[item.pk])}#node-{node_id}")
+    context = _item_context(user, item)
+    line = next((line for line in context["table"] if line["row"].id == node_id), None)
+    if line is None:  # judged on an older version only: no row to show for it
+        return HttpResponse(status=204)
+    return render(request, "audit/item.html#line", {**context, "line": line})
 
 
 def _campaign_choice(request: HttpRequest) -> Campaign | None:
