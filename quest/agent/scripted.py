@@ -21,13 +21,15 @@ from dataclasses import dataclass
 
 from quest.agent.policies import PolicyTurn
 from quest.agent.prompts import FINAL_MARKER, split_user_prompt
-from quest.agent.research.focus import answer, research_focus
+from quest.agent.research.focus import Focus, answer, research_focus
 from quest.agent.research.notebook import Candidate, Notebook
 from quest.agent.research.report import write_report
 from quest.llm.types import Message
 
 MAX_GOAL_CHARS = 900
 PAGES_PER_VISIT = 3
+RECORD_FAMILIES = 2
+TOP_RESULTS = 2  # the first search's best results are read whatever the question names
 
 
 @dataclass(frozen=True)
@@ -89,7 +91,7 @@ class ScriptedPolicy:
         limits, ledger = self.limits, notebook.ledger
         if notebook.steps() >= limits.max_steps:
             return f"{notebook.steps()} research steps taken, the most allowed"
-        if _focus_pages(notebook):
+        if _focus_pages(notebook) or _focus_lacks(notebook):
             return ""
         if ledger.all_settled(limits.min_sources):
             return "every part of the question has a confirmed answer"
@@ -101,9 +103,16 @@ class ScriptedPolicy:
         """The next tool call, most telling first: the page about a candidate answer, a
         search that tests one, the best unread result, then the planned searches."""
         limits = self.limits
+        focus = research_focus(notebook.question.text, notebook.said)
         pages = _focus_pages(notebook)
         if pages:
             return _visit_pages(notebook, pages)
+        others = [url for name in focus.more if (url := notebook.other_page_about(name))]
+        if others:
+            return _visit_pages(notebook, others[:PAGES_PER_VISIT])
+        searches = _focus_searches(notebook, focus)
+        if searches:
+            return _search(notebook, searches[: limits.queries_per_search])
         page = notebook.next_answer_page(limits.min_sources)
         if page is not None:
             return _visit(notebook, page, "the page about a candidate answer")
@@ -147,8 +156,26 @@ def _visit(notebook: Notebook, page: Candidate, why: str) -> str:
 def _focus_pages(notebook: Notebook) -> list[str]:
     """The unread pages about what the question (or its bridge) names."""
     focus = research_focus(notebook.question.text, notebook.said)
-    found = (notebook.page_about(name) for name in focus.names)
-    return list(dict.fromkeys(url for url in found if url))[:PAGES_PER_VISIT]
+    found = [notebook.page_about(name) for name in focus.names]
+    top = [url for url in notebook.first_results[:TOP_RESULTS] if url not in notebook.visited]
+    return list(dict.fromkeys(url for url in [*found, *top] if url))[:PAGES_PER_VISIT]
+
+
+def _focus_lacks(notebook: Notebook) -> bool:
+    """Whether a comparison still lacks a figure that a page or search not yet tried could
+    give."""
+    focus = research_focus(notebook.question.text, notebook.said)
+    if any(notebook.other_page_about(name) for name in focus.more):
+        return True
+    return bool(_focus_searches(notebook, focus))
+
+
+def _focus_searches(notebook: Notebook, focus: Focus) -> list[str]:
+    """Searches for a lacking figure not yet run: the name with what it is and the attribute,
+    then the name with each family of record pages seen."""
+    labels = notebook.record_labels()[:RECORD_FAMILIES]
+    records = [f"{name} {label}" for name in focus.more for label in labels]
+    return [q for q in [*focus.searches, *records] if q not in notebook.queries]
 
 
 def _visit_pages(notebook: Notebook, urls: list[str]) -> str:

@@ -29,7 +29,11 @@ UNITS = {
     "distance": frozenset({"km", "kilometres", "kilometers", "au"}),
     "population": frozenset({"", "people", "inhabitants"}),
 }
-OWN_PAGE = 2.0  # a figure on the option's own page outweighs one elsewhere
+OWN_PAGE = 2.0
+_DEFINITION = re.compile(r"\b(?:is|was) (?:a|an|the) ((?:[\w-]+[ ,]*){1,5})")
+_CLAUSE_WORDS = frozenset(
+    {"located", "in", "of", "on", "that", "which", "with", "and", "by", "from", "at", "for"}
+)  # a figure on the option's own page outweighs one elsewhere
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,37 @@ def compare(shape: Shape, said: Sequence[Said]) -> Found | None:
     assert won is not None and lost is not None
     line = _line(shape, comparison, winner, loser, won, lost)
     return Found(winner, line, tuple(dict.fromkeys([won.url, lost.url])), won.score + lost.score)
+
+
+def missing(shape: Shape, said: Sequence[Said]) -> list[str]:
+    """The options whose figure the pages read do not give yet."""
+    comparison = shape.comparison
+    if comparison is None:
+        return []
+    return [o for o in comparison.options if _figure(comparison, o, said) is None]
+
+
+def lookup(shape: Shape, option: str, said: Sequence[Said]) -> str:
+    """A search for an option's figure: its name, what its page says it is ("country") and
+    the attribute ("Brazil country area")."""
+    comparison = shape.comparison
+    attribute = comparison.attribute if comparison and comparison.attribute else "area"
+    kind = next((_kind_of(item.text) for item in said if _same(item.subject, option)), "")
+    return " ".join(word for word in (option, kind, attribute) if word)
+
+
+def _kind_of(definition: str) -> str:
+    """The noun a page's first sentence says its subject is: "... is a country located in
+    East Africa" -> "country"; "" when it says none."""
+    match = _DEFINITION.search(definition)
+    if match is None:
+        return ""
+    words = []
+    for word in match.group(1).split():
+        if word.casefold() in _CLAUSE_WORDS or word.endswith("ing") or not word.isalpha():
+            break
+        words.append(word)
+    return words[-1] if words else ""
 
 
 def _line(
@@ -85,8 +120,8 @@ def _figure(comparison: Comparison, option: str, said: Sequence[Said]) -> Figure
     best: Figure | None = None
     for item in said:
         own = _same(item.subject, option)
-        if not own and option.casefold() not in item.text.casefold():
-            continue
+        if not own and not _fold(item.text).startswith(_fold(option)):
+            continue  # a figure elsewhere may be another thing's: "China ... after India"
         for figure in _figures(comparison, item, cues):
             scored = Figure(figure.value, figure.text, figure.url, figure.score * (OWN_PAGE if own else 1.0))
             if best is None or scored.score > best.score:
@@ -136,5 +171,16 @@ def _years(comparison: Comparison, item: Said, words: list[str], cue_at: list[in
 
 
 def _same(subject: str, option: str) -> bool:
-    fold = lambda text: re.sub(r"\W+", " ", text.casefold()).strip()  # noqa: E731
-    return bool(subject) and fold(subject) == fold(option)
+    """Whether a page's subject is the option, by name or by its name with one more word
+    ("Mount Kilimanjaro" for "Kilimanjaro", "Lake Victoria" for "Victoria")."""
+    if not subject:
+        return False
+    page, named = _fold(subject).split(), _fold(option).split()
+    if page == named:
+        return True
+    extra = len(page) - len(named)
+    return extra == 1 and (page[1:] == named or page[:-1] == named)
+
+
+def _fold(text: str) -> str:
+    return re.sub(r"\W+", " ", re.sub(r"^(?:the|a|an)\s+", "", text.casefold())).strip()

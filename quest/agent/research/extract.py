@@ -22,6 +22,9 @@ from quest.agent.research.shape import ATTRIBUTES, NUMBER, PERSON, PLACE, YEAR, 
 TYPE_BONUS = 1.0
 PROXIMITY = 6.0  # words: a candidate this far from the question's words counts half
 TYPE_WINDOW = 4
+OWN_PAGE = 2.0
+LEAD = 1.5  # a page's first sentence says what matters most about its subject
+UNSTATED = 0.25  # a sentence about what the question names, stating none of what it asks
 MAX_CLAIM_NUMBERS = 3
 _WORD = re.compile(r"[^\W_][\w'’-]*")
 _AMOUNT = re.compile(
@@ -30,9 +33,17 @@ _AMOUNT = re.compile(
     r"(?:\s*(km2|km²|sq mi|square kilometres|square kilometers|km|kilometres|kilometers|mi|miles"
     r"|metres|meters|m|ft|feet|kg|°C|°F|AU|km/s|m/s|people|inhabitants)(?![\w]))?"
 )
-_YEAR = re.compile(r"(?<![\w.,])([1-9]\d{2,3})(?![\w,]|\.\d|\s*(?:km|m|ft|metres|people)\b)")
+_YEAR = re.compile(
+    r"(?:(?<![\w.,])(1\d{3}|20\d{2})|(?<=AD )(\d{2,4})|(?<=in )(\d{3}))"
+    r"(?![\w,%]|\.\d|\s*(?:km|m|ft|metres|people)\b)"
+)
 _PERSONAL = re.compile(r"^(He|She|They)\s+(?=[a-z])|^(His|Her|Their)\s+(?=[a-z])")
 _LEADING_THE = re.compile(r"^(?:The|A|An)\s+")
+UNIT_NAMES = {
+    "m": "metres", "meters": "metres", "metre": "metres", "km": "kilometres",
+    "kilometers": "kilometres", "mi": "miles", "ft": "feet", "foot": "feet",
+    "km2": "square kilometres", "km²": "square kilometres",
+}
 CALENDAR = frozenset(
     {"january", "february", "march", "april", "may", "june", "july", "august", "september"}
     | {"october", "november", "december", "monday", "sunday", "bc", "bce", "ad", "ce"}
@@ -68,6 +79,7 @@ class _Tally:
     text: str
     by_url: dict[str, float]
     best: tuple[float, str]  # (score, sentence)
+    typed: bool = False  # some sentence says it is the kind of thing asked for
 
 
 def person_resolved(sentence: str, subject: str) -> str:
@@ -89,14 +101,39 @@ def extract(question: str, said: Sequence[Said]) -> Found | None:
         return compare(shape, said)
     asked = Question(question)
     tallies: dict[str, _Tally] = {}
+    defined = _definitions(said)
+    entities = {_fold(entity) for entity in asked.entities}
+    previous = ""
     for item in said:
         weight, hits = _relevance(asked, shape, item)
+        lead, previous = item.url != previous, item.url
         if weight <= 0:
             continue
+        if _fold(item.subject) in entities:
+            weight *= OWN_PAGE * (LEAD if lead else 1.0)  # the page about what is asked
         for text, at in _candidates(asked, shape, item):
-            score = weight * _closeness(item.text, at, hits) * _typed(shape, item.text, text, at)
-            _count(tallies, text, item, score)
+            typed = _typed(shape, item.text, text, at)
+            if typed <= 1.0 and shape.type_words & defined.get(_fold(text), frozenset()):
+                typed *= 1.0 + TYPE_BONUS  # its own page says it is one: "The heart is an organ"
+            score = weight * _closeness(item.text, at, hits) * typed
+            _count(tallies, text, item, score, typed > 1.0)
+    if shape.type_words and any(t.typed for t in tallies.values()):
+        tallies = {key: t for key, t in tallies.items() if t.typed}  # "which river": a river
     return _best(tallies)
+
+
+def _definitions(said: Sequence[Said]) -> dict[str, frozenset[str]]:
+    """What each page's subject is, by the words of the page's first sentence that names it."""
+    defined: dict[str, frozenset[str]] = {}
+    for item in said:
+        key = _fold(item.subject)
+        if key and key not in defined and key in _fold(item.text):
+            defined[key] = frozenset(key_terms(item.text))
+    return defined
+
+
+def _fold(text: str) -> str:
+    return " ".join(re.sub(r"[^\w]+", " ", text.casefold()).split())
 
 
 def _relevance(asked: Question, shape: Shape, item: Said) -> tuple[float, frozenset[str]]:
@@ -106,14 +143,14 @@ def _relevance(asked: Question, shape: Shape, item: Said) -> tuple[float, frozen
     named = [e for e in asked.entities if set(key_terms(e)) <= words]
     if asked.entities and not named:
         return 0.0, frozenset()
-    wanted = set(asked.terms) - asked.entity_terms
+    wanted = set(asked.terms) - asked.entity_terms - shape.type_words
     wanted |= _measure_cues(shape)
     hits = frozenset(wanted & set(key_terms(item.text)))
-    if wanted and not hits:
+    if not named and not hits:
         return 0.0, hits
-    share = len(hits) / max(1, len(set(asked.terms) - asked.entity_terms))
+    share = len(hits) / max(1, len(wanted))
     entities = len(named) / len(asked.entities) if asked.entities else 0.0
-    return share + 0.5 * entities, hits
+    return share + UNSTATED * entities, hits
 
 
 def _measure_cues(shape: Shape) -> set[str]:
@@ -128,8 +165,8 @@ def _measure_cues(shape: Shape) -> set[str]:
 def _candidates(asked: Question, shape: Shape, item: Said) -> list[tuple[str, int]]:
     """(candidate, word position) pairs of the sentence for the question's kind of answer."""
     if shape.kind == YEAR:
-        return [(m.group(1), _position(item.text, m.start())) for m in _YEAR.finditer(item.text)
-                if m.group(1) not in asked.numbers]
+        years = ((m.group(m.lastindex or 1), m.start()) for m in _YEAR.finditer(item.text))
+        return [(y, _position(item.text, at)) for y, at in years if y not in asked.numbers]
     if shape.kind == NUMBER:
         return _amounts(asked, item.text)
     found = []
@@ -139,6 +176,8 @@ def _candidates(asked: Question, shape: Shape, item: Said) -> list[tuple[str, in
         terms = key_terms(name)
         if not terms or set(terms) <= known or name.casefold() in CALENDAR:
             continue
+        if any(f" {_fold(e)} " in f" {_fold(name)} " for e in asked.entities):
+            continue  # "Islamic Republic of Iran" is Iran, not what is asked about it
         if name.replace(",", "").replace(".", "").isdigit():
             continue
         found.append((name, _position(item.text, item.text.find(phrase))))
@@ -155,6 +194,8 @@ def _amounts(asked: Question, text: str) -> list[tuple[str, int]]:
         value, scale, unit = match.group(1), match.group(2), match.group(3)
         bare = not scale and not unit and "," not in value
         if value.replace(",", "") in asked.numbers or (bare and _YEAR.fullmatch(value)):
+            continue
+        if text[match.end() : match.end() + 1] == "%" or text[match.end() : match.end() + 2] == " %":
             continue
         found.append((match.group(0).strip(), _position(text, match.start())))
     for match in _NUMBER_WORD.finditer(text):
@@ -181,19 +222,30 @@ def _typed(shape: Shape, text: str, candidate: str, at: int) -> float:
     near = [w.casefold() for w in words[max(0, at - TYPE_WINDOW) : at + TYPE_WINDOW + 2]]
     typed = bool(shape.type_words & (set(key_terms(" ".join(near))) | set(key_terms(candidate))))
     before = near[max(0, min(at, TYPE_WINDOW) - 2) : min(at, TYPE_WINDOW)]
-    if shape.kind == PLACE and not shape.type_words:
-        typed = any(w in {"in", "on", "at"} for w in before)
+    if shape.kind == PLACE:
+        typed = typed or any(w in {"in", "on", "at"} for w in before)
     if shape.kind == PERSON:
         typed = "by" in before or len(candidate.split()) >= 2
     if shape.kind == NUMBER:
         typed = bool(re.search(r"[a-zA-Z²]", candidate))
+        unit = _unit(candidate)
+        if unit and shape.units:
+            return (1.0 + TYPE_BONUS) * 2.0 if unit in shape.units else 0.5
     demonym = " " not in candidate and candidate.endswith(("ian", "ean", "ese", "ish"))
     return (1.0 + (TYPE_BONUS if typed else 0.0)) * (0.3 if demonym else 1.0)
 
 
-def _count(tallies: dict[str, _Tally], text: str, item: Said, score: float) -> None:
+def _unit(amount: str) -> str:
+    """The unit of an amount, in the words a question would use ("km" -> "kilometres")."""
+    last = amount.split()[-1].casefold() if amount.split() else ""
+    found = re.sub(r"^[\d.,]+", "", last)
+    return UNIT_NAMES.get(found, found)
+
+
+def _count(tallies: dict[str, _Tally], text: str, item: Said, score: float, typed: bool) -> None:
     key = " ".join(text.casefold().split())
     tally = tallies.setdefault(key, _Tally(text, {}, (0.0, "")))
+    tally.typed = tally.typed or typed
     tally.by_url[item.url] = max(tally.by_url.get(item.url, 0.0), score)
     if score > tally.best[0]:
         tally.best = (score, item.text)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from quest.agent.research.compare import lookup, missing
 from quest.agent.research.extract import Found, Said, extract
 from quest.agent.research.question import Question
 from quest.agent.research.shape import Shape
@@ -21,12 +22,16 @@ class Focus:
     names: tuple[str, ...]  # whose pages to read, most needed first
     question: str  # the question to answer from what was read
     bridge: str = ""  # the bridge's answer, once found
+    more: tuple[str, ...] = ()  # names whose other pages (records) are needed too
+    searches: tuple[str, ...] = ()  # searches that could find those pages
 
 
 def research_focus(question: str, said: Sequence[Said]) -> Focus:
     shape = Shape(question)
     if shape.comparison is not None:
-        return Focus(shape.comparison.options, question)
+        lacking = tuple(missing(shape, said))
+        searches = tuple(lookup(shape, option, said) for option in lacking)
+        return Focus(shape.comparison.options, question, more=lacking, searches=searches)
     named = Question(question).entities[:MAX_NAMES]
     bridge = shape.bridge
     if bridge is None:

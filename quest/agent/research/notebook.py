@@ -47,6 +47,8 @@ _SENTENCE_END = re.compile(
     r"(?<=[.!?])(?<!\s[A-Z]\.)(?<!Mr\.)(?<!Dr\.)(?<!St\.)(?<!Mt\.)(?<!vs\.)\s+(?=[\"'(\[]?[A-Z0-9])"
 )
 MAX_VALUES_PER_ATTRIBUTE = 20
+_LABEL_FREE = re.compile(r"\s*\([^()]*\)\s*$")
+MIN_RECORD_TITLES = 1
 GAZETTEERS = frozenset({"GeoNames"})  # record pages: a place's figures, not its description  # enough to see a clash; keeps each check O(1)
 
 
@@ -80,6 +82,7 @@ class Notebook:
         self._pending: tuple[str, Mapping[str, object]] | None = None
         self.said: list[Said] = []  # every sentence of the pages read, for research.extract
         self._url_prefix = ""  # how result addresses are made from titles, once seen
+        self.first_results: list[str] = []  # the first search's result addresses, in order
         for query, intent in self.question.plan():
             self._plan(query, intent, self._planned)
         if state is not None:
@@ -114,6 +117,9 @@ class Notebook:
 
     def _add_results(self, results: list[Result]) -> None:
         by_query: dict[str, int] = {}
+        if not self.first_results and results:
+            first = results[0].query
+            self.first_results = [r.url for r in results if r.query == first]
         for result in results:
             self.titles.setdefault(result.url, result.title)
             self._learn_addresses(result)
@@ -302,6 +308,30 @@ class Notebook:
                 if url not in self.visited:
                     return self.candidates[url]
         return None
+
+    def other_page_about(self, name: str) -> str | None:
+        """An unread result about `name` under any qualifier ("Brazil (GeoNames)")."""
+        key = _fold(name)
+        return next(
+            (
+                url
+                for url, title in self.titles.items()
+                if url not in self.visited
+                and (_fold(title) == key or _fold(_LABEL_FREE.sub("", title)) == key)
+            ),
+            None,
+        )
+
+    def record_labels(self) -> list[str]:
+        """Qualifiers that several result titles carry ("GeoNames" in "Lima, Peru
+        (GeoNames)"): a family of record pages, which searching a name with finds."""
+        counts: dict[str, int] = {}
+        for title in self.titles.values():
+            label = title_label(title)
+            if label and not any(c.isdigit() for c in label):
+                counts[label] = counts.get(label, 0) + 1
+        ranked = sorted(counts, key=lambda label: (-counts[label], label))
+        return [label for label in ranked if counts[label] >= MIN_RECORD_TITLES]
 
     def page_about(self, name: str) -> str | None:
         """The address of the page about `name` to read next: a result titled with the name

@@ -73,6 +73,10 @@ MEASURE_NOUNS = frozenset(
     {"population", "area", "height", "length", "depth", "diameter", "speed", "elevation"}
     | {"mass", "temperature", "distance", "radius", "width", "weight", "age"}
 )
+UNIT_WORDS = {
+    "metres": "metres", "meters": "metres", "kilometres": "kilometres", "kilometers": "kilometres",
+    "km": "kilometres", "miles": "miles", "feet": "feet",
+}
 HOW_WORDS = frozenset({"many", "much", "long", "tall", "high", "deep", "big", "far", "old"})
 PLACE_NOUNS = frozenset({"country", "city", "continent", "town", "region", "state", "island"})
 AUXILIARIES = frozenset(
@@ -125,6 +129,12 @@ class Shape:
                 break
             found.append(word)
         return frozenset(key_terms(" ".join(found)))
+
+    @cached_property
+    def units(self) -> frozenset[str]:
+        """The units the question asks the answer in ("in metres")."""
+        found = {UNIT_WORDS[w] for w in self.words if w in UNIT_WORDS}
+        return frozenset(found)
 
     @cached_property
     def measure(self) -> str:
