@@ -45,13 +45,13 @@ def needs_gpu(model: str) -> bool:
 
 def client_for(model: str, *, watch: Any = None) -> Any:
     """A fresh client (sticky to one endpoint for the session, failing over to the others).
-    With a `watch` (quest.llm.streaming.Watch) an HTTP endpoint's replies are streamed, so the
-    watch hears the tokens as they come and can give a generation up; the in-process backends
-    answer whole turns (their tokens are counted when each turn ends)."""
+    With a `watch` (quest.llm.streaming.Watch) the watch hears the tokens as they come and can
+    give a generation up: an HTTP endpoint's replies are streamed, SmolLM2 reports each token;
+    a shared vLLM engine answers whole turns (its tokens are counted when each turn ends)."""
     if model == SMOLLM2:
         from quest.llm.local import TransformersChat
 
-        return TransformersChat(SMOLLM2)
+        return TransformersChat(SMOLLM2, watch=watch)
     if needs_gpu(model):
         return _vllm(model.removeprefix(VLLM_PREFIX))
     from quest.llm.http import HTTPChat

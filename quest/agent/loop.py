@@ -251,7 +251,8 @@ class _Run:
         try:
             state = self.condenser.condense(self.question, events, self.state)
         except Exception as error:  # a broken condenser must not end the run
-            self.sink.emit("error", {"turn": self.turn, "message": f"condenser: {error}"})
+            if not isinstance(error, Cancelled):  # a stop is no condenser failure
+                self.sink.emit("error", {"turn": self.turn, "message": f"condenser: {error}"})
             merged = RuleCondenser().condense(self.question, events, self.state)
             state = replace(keep_trusted(merged, self.state), recovery=str(error) or "failed")
         self.trajectory.close_segment(state)

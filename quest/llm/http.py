@@ -24,7 +24,7 @@ from typing import Any
 
 import httpx
 
-from quest.llm.streaming import Progress, StreamError, Streamed, Watch, read_stream, watched
+from quest.llm.streaming import Progress, Streamed, StreamError, Watch, read_stream, watched
 from quest.llm.types import Completion, LLMError, Message
 
 logger = logging.getLogger(__name__)

