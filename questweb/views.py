@@ -7,6 +7,7 @@ from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
+from apps.accounts.roles import ROLE_REQUIREMENT, Role
 from questweb.health import health_report
 from questweb.sections import BY_SLUG, SECTIONS
 
@@ -15,9 +16,43 @@ def _wants_json(request: HttpRequest) -> bool:
     return request.path.startswith("/api/") or request.path == "/healthz"
 
 
+# What each section keeps for a higher role: a user without it reads the section, and the home
+# page says who can do the rest rather than showing buttons that would answer 403.
+_SECTION_ACTIONS: dict[str, tuple[str, str]] = {
+    "tasks": (ROLE_REQUIREMENT[Role.ADMIN], "Importing tasks needs the admin role."),
+    "audit": (ROLE_REQUIREMENT[Role.ANNOTATOR], "Auditing trees needs the annotator role."),
+    "live": ("accounts.use_llm", "LLM policies need a grant from an admin; scripted ones run."),
+    "synthesis": (ROLE_REQUIREMENT[Role.ADMIN], "Starting batches needs the admin role."),
+    "training": (ROLE_REQUIREMENT[Role.ADMIN], "Datasets and jobs are started by admins."),
+    "corpus": (ROLE_REQUIREMENT[Role.ADMIN], "Loading and indexing need the admin role."),
+}
+# Planned pages: named on the home page, not linked, until they exist.
+COMING = (
+    (
+        "Recipe",
+        "QUEST's training recipe on one page: mid-training, then SFT on trajectories kept for "
+        "their rubric score, then GRPO, each stage fed by the one before. Until it lands, run "
+        "the three jobs from Training.",
+    ),
+)
+
+
+def _cards(request: HttpRequest) -> list[dict[str, object]]:
+    user = request.user
+    cards: list[dict[str, object]] = []
+    for section in SECTIONS:
+        permission, note = _SECTION_ACTIONS[section.slug]
+        if not user.is_authenticated:
+            note = "Log in to open."
+        elif user.has_perm(permission):
+            note = ""
+        cards.append({"section": section, "note": note})
+    return cards
+
+
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "home.html", {"sections": SECTIONS})
+    return render(request, "home.html", {"cards": _cards(request), "coming": COMING})
 
 
 @require_GET

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import pytest
@@ -19,6 +20,37 @@ def test_the_home_page_links_every_section(client: Client) -> None:
     for section in SECTIONS:
         assert f'href="/{section.slug}/"' in html
     assert "vendor/htmx/htmx-2.0.11.min.js" in html
+
+
+@pytest.mark.parametrize("role", ["viewer", "admin"])
+def test_every_link_on_the_home_page_opens(
+    client: Client, make_user: Callable[..., User], role: str
+) -> None:
+    client.force_login(make_user(role))
+    html = client.get("/").content.decode()
+    links = set(re.findall(r'<a [^>]*href="([^"]+)"', html))
+    assert len(links) > len(SECTIONS)
+    for href in sorted(links):
+        assert client.get(href).status_code == 200, href
+
+
+def test_a_planned_page_is_marked_coming_and_not_linked(client: Client) -> None:
+    html = client.get("/").content.decode()
+    coming = re.search(r'<div class="card card-coming".*?</div>', html, re.S)
+    assert coming and "Recipe" in coming[0] and ">coming<" in coming[0]
+    assert "href" not in coming[0] and 'href="/recipe/"' not in html
+
+
+def test_the_home_page_says_what_a_role_cannot_do_there(
+    client: Client, make_user: Callable[..., User]
+) -> None:
+    assert "Log in to open." in client.get("/").content.decode()
+    client.force_login(make_user("viewer"))
+    viewer = client.get("/").content.decode()
+    assert "Starting batches needs the admin role." in viewer
+    assert "Auditing trees needs the annotator role." in viewer
+    client.force_login(make_user("admin"))
+    assert 'class="muted small card-note"' not in client.get("/").content.decode()
 
 
 def test_the_vendored_static_files_are_served(client: Client) -> None:

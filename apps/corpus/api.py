@@ -34,6 +34,8 @@ def search(
         "mode": answer.mode,
         "modes": list(answer.modes),
         "results": [r.to_json() for r in answer.results],
+        "matches_well": bool(answer.results) and not answer.weak,
+        "weak_reason": answer.weak,
     }
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from ninja import Schema
+from ninja import Field, Schema
 
 from apps.corpus.models import JobKind, JobStatus
 
@@ -15,6 +15,11 @@ class ResultOut(Schema):
     title: str
     snippet: str
     highlights: list[list[int]]
+    bm25_rank: int | None = Field(None, description="The document's rank by BM25; None: not found")
+    dense_rank: int | None = Field(None, description="Its rank by the dense index; None: not found")
+    similarity: float | None = Field(None, description="Cosine of query and best passage (dense)")
+    matched_terms: int = Field(0, description="Distinct query terms in its title and passage")
+    query_terms: int = Field(0, description="Distinct searchable terms of the query")
 
 
 class SearchOut(Schema):
@@ -22,6 +27,8 @@ class SearchOut(Schema):
     mode: str
     modes: list[str]
     results: list[ResultOut]
+    matches_well: bool = Field(description="False when nothing was found or nothing matches well")
+    weak_reason: str = Field("", description="Why nothing matches well; empty when it does")
 
 
 class DocumentOut(Schema):

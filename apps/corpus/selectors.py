@@ -108,6 +108,7 @@ class SearchAnswer:
     mode: str
     modes: tuple[str, ...]
     results: list[Any]
+    weak: str = ""  # why nothing matches the query well (quest.search.strength), or ""
 
 
 def search(
@@ -116,6 +117,7 @@ def search(
     """Search the corpus. `sources` keeps only documents of those sources (google_scholar)."""
     from quest.search.hits import SearchError
     from quest.search.scoped import StoreSources, search_sources
+    from quest.search.strength import weak_match
 
     if user is not None:
         require_role(user, Role.VIEWER)
@@ -128,7 +130,8 @@ def search(
             results = search_sources(engine, lookup, query, sources=sources, mode=mode or None, k=k)
     except SearchError as exc:
         raise Invalid(str(exc)) from exc
-    return SearchAnswer(query, mode or engine.default_mode, engine.modes, results)
+    mode = mode or engine.default_mode
+    return SearchAnswer(query, mode, engine.modes, results, weak_match(results))
 
 
 def document_get(*, user: User, url: str) -> Any:

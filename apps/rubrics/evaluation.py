@@ -17,6 +17,7 @@ from apps.corpus.selectors import corpus_store
 from apps.rubrics import engine, selectors
 from apps.rubrics.models import Task
 from quest.rubric import (
+    CompiledTree,
     RubricError,
     ScoreReport,
     compile_tree,
@@ -55,10 +56,31 @@ def _current_tree(task: Task) -> dict[str, Any]:
     return tree
 
 
-def _node_results(report: ScoreReport) -> dict[str, dict[str, Any]]:
+def _upper_scores(compiled: CompiledTree, report: ScoreReport) -> dict[str, float]:
+    """Each node's score with every undecided leaf (check errored, or no verdict) passed: with
+    the node's score (undecided leaves failed) it brackets what a judge could make of it. Only
+    failed or skipped leaves skip others, so passing the undecided ones changes no skip. The
+    root takes the report's own bracket, which also handles points scoring's negative items."""
+    undecided = set(report.errored) | set(report.unverified)
+    if not undecided:
+        return {}
+    verdicts: dict[str, Any] = {
+        leaf: "pass" if leaf in undecided else (report.verdict_of(leaf) or "skipped")
+        for leaf in compiled.leaf_ids
+    }
+    optimistic = compiled.score(verdicts)
+    upper = {node_id: optimistic.score_of(node_id) for node_id in compiled.ids}
+    upper[compiled.ids[-1]] = report.root_score_upper
+    return upper
+
+
+def _node_results(compiled: CompiledTree, report: ScoreReport) -> dict[str, dict[str, Any]]:
     results: dict[str, dict[str, Any]] = {}
+    upper = _upper_scores(compiled, report)
     for node in report.nodes():
         entry: dict[str, Any] = {"score": node.score, "status": node.status}
+        if upper.get(node.id, node.score) > node.score:
+            entry["upper"] = upper[node.id]
         if node.verdict is not None:
             entry["status"] = node.verdict.status
             entry["reasoning"] = node.verdict.reasoning
@@ -98,7 +120,8 @@ def answer_evaluate(*, task: Task, text: str, judge: Any = None) -> TryResult:
     leaves go to `judge` (a ChatClient) when one is given."""
     tree = _current_tree(task)
     pages = corpus_store()
-    report = evaluate(compile_tree(engine.load(tree)), text, pages, judge, task=task.question)
+    compiled = compile_tree(engine.load(tree))
+    report = evaluate(compiled, text, pages, judge, task=task.question)
     labels = label_citations(parse_citations(text), pages, judge, task=task.question)
     reward = reward_from_report(report, labels)
     counts = Counter(label.label for label in labels)
@@ -110,4 +133,6 @@ def answer_evaluate(*, task: Task, text: str, judge: Any = None) -> TryResult:
         "root_score_lower": report.root_score_lower,
         "root_score_upper": report.root_score_upper,
     }
-    return TryResult(tree=tree, report=report, node_results=_node_results(report), reward=summary)
+    return TryResult(
+        tree=tree, report=report, node_results=_node_results(compiled, report), reward=summary
+    )

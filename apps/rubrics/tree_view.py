@@ -12,6 +12,9 @@ from typing import Any
 
 from apps.common.links import http_url
 
+# A leaf whose check errored (no judge configured, a judge failure) or that has no verdict.
+UNDECIDED_LEAF = frozenset({"error", "unverified"})
+
 
 @dataclass
 class Row:
@@ -22,6 +25,17 @@ class Row:
     check: str = ""
     closes: range = field(default_factory=lambda: range(0))
     result: Mapping[str, Any] | None = None
+
+    @property
+    def state(self) -> str:
+        """The scored row's CSS state: its status, or "undecided" when a check that could not run
+        (no judge, a judge error) leaves it open, so it is never shown as a failure."""
+        if self.result is None:
+            return ""
+        status = str(self.result.get("status", ""))
+        if (status in UNDECIDED_LEAF) if self.is_leaf else ("upper" in self.result):
+            return "undecided"
+        return status
 
 
 def describe_check(check: Mapping[str, Any] | None) -> str:

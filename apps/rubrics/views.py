@@ -6,7 +6,6 @@ from urllib.parse import urlencode
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.utils.html import format_html
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from apps.accounts.roles import ROLE_REQUIREMENT, Role
@@ -116,9 +115,10 @@ def task_try(request: HttpRequest, task_id: int) -> HttpResponse:
     try:
         result = task_try_answer(user=request.user, task_id=task_id, answer=answer)  # type: ignore[arg-type]
     except DomainError as exc:
-        return HttpResponse(
-            format_html('<p class="error-text">{}</p>', exc.message), status=exc.status
-        )
+        # htmx swaps only 2xx responses: the refusal replaces the result (and any old reward).
+        status = 200 if request.htmx else exc.status  # type: ignore[attr-defined]
+        context = {"error": exc.message}
+        return render(request, "rubrics/try_result.html#error", context, status=status)
     context = {
         "rows": tree_rows(result.tree, result.node_results),
         "reward": result.reward,

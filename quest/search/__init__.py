@@ -20,9 +20,11 @@ from quest.search.indexing import (
     index_status,
 )
 from quest.search.searcher import MODES, Result, Searcher
+from quest.search.strength import MIN_SIMILARITY, matches_well, weak_match
 
 __all__ = [
     "APPROXIMATE_ABOVE",
+    "MIN_SIMILARITY",
     "MODES",
     "RRF_K",
     "Bm25Report",
@@ -41,5 +43,7 @@ __all__ = [
     "format_results",
     "format_searches",
     "index_status",
+    "matches_well",
     "reciprocal_rank_fusion",
+    "weak_match",
 ]

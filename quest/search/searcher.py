@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,13 @@ class Result:
     snippet: str
     highlights: tuple[tuple[int, int], ...]  # spans of `snippet` matching query terms
     passage_index: int  # which passage of the document the snippet comes from
+    # Where each retriever put the document (1 = its best; None: that retriever did not return
+    # it or was not asked) and how strongly it matches, for "nothing matches well" (strength.py).
+    bm25_rank: int | None = None
+    dense_rank: int | None = None
+    similarity: float | None = None  # cosine of the query and the document's best passage
+    matched_terms: int = 0  # distinct query terms in the title and the snippet's passage
+    query_terms: int = 0  # distinct terms of the query
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -81,13 +88,19 @@ class Searcher:
     def search(self, query: str, *, mode: str | None = None, k: int = 10) -> list[Result]:
         chosen = self._check(query, mode, k)
         depth = max(MIN_DEPTH, 5 * k)
-        rankings = []
+        rankings, retrievers = [], []
         if chosen in ("bm25", "hybrid") and self.bm25:
             rankings.append(self._documents(self.bm25.search(query, depth)))
+            retrievers.append("bm25")
         if chosen in ("dense", "hybrid") and self.dense:
             vector = self.encoder.encode([query])[0]
             rankings.append(self._documents(self.dense.search(vector, depth)))
-        return self._results(query, rankings, k)
+            retrievers.append("dense")
+        positions = {
+            name: {url: (rank, hit.score) for rank, (url, hit) in enumerate(ranking, start=1)}
+            for name, ranking in zip(retrievers, rankings, strict=True)
+        }
+        return [_with_ranks(r, positions) for r in self._results(query, rankings, k)]
 
     def _check(self, query: str, mode: str | None, k: int) -> str:
         chosen = mode or self.default_mode
@@ -136,7 +149,21 @@ class Searcher:
             snippet=snippet.text,
             highlights=snippet.highlights,
             passage_index=passage.index,
+            matched_terms=len(wanted.intersection(terms(f"{passage.title} {passage.text}"))),
+            query_terms=len(wanted),
         )
+
+
+def _with_ranks(result: Result, positions: dict[str, dict[str, tuple[int, float]]]) -> Result:
+    """The result with each retriever's rank of its document, and the dense similarity."""
+    bm25 = positions.get("bm25", {}).get(result.url)
+    dense = positions.get("dense", {}).get(result.url)
+    return replace(
+        result,
+        bm25_rank=bm25[0] if bm25 else None,
+        dense_rank=dense[0] if dense else None,
+        similarity=dense[1] if dense else None,
+    )
 
 
 def _best_rows(rankings: list[list[tuple[str, Hit]]]) -> dict[str, int]:

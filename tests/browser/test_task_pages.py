@@ -14,6 +14,9 @@ from tests.rubrics.conftest import ROOT
 
 pytestmark = pytest.mark.django_db(transaction=True)
 KILIMANJARO = "https://en.wikipedia.org/wiki/Mount_Kilimanjaro"
+ANSWER = (
+    f"Mount Kilimanjaro is the highest mountain in Africa, 5,895 m high [1].\n\n[1] {KILIMANJARO}"
+)
 
 
 def _login(page: Any, base: str, user: User, next_url: str) -> None:
@@ -63,3 +66,59 @@ def test_a_viewer_finds_a_task_and_watches_an_answer_light_up_the_tree(
 
     page.locator("li.node[data-node=root] > details > summary").click()
     assert not page.locator("li.leaf[data-node=height]").is_visible()
+
+
+def _score(page: Any, answer: str) -> None:
+    page.fill("textarea[name=answer]", answer)
+    page.click("button:has-text('Score it')")
+
+
+def test_a_refused_answer_replaces_the_last_reward_and_the_scored_tree(
+    live_server: Any, page: Any, make_user: Callable[..., User], settings: Any, tmp_path: Path
+) -> None:
+    _kilimanjaro_corpus(settings, tmp_path)
+    demo_tasks_load(path=ROOT / "fixtures" / "demo" / "tasks.jsonl")
+    task = Task.objects.get(provenance__demo_id="kilimanjaro")
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    _login(page, live_server.url, make_user("viewer"), f"/tasks/{task.pk}/")
+
+    _score(page, ANSWER)
+    page.wait_for_selector("[data-testid=reward-value]")
+    assert page.locator("#tree-panel li.st-pass").count() > 0
+
+    _score(page, "   ")  # passes the browser's `required`; the server finds it empty
+    error = page.locator("[data-testid=try-error]")
+    error.wait_for()
+    assert error.inner_text() == "Not scored: the answer is empty"
+    assert page.locator("[data-testid=reward]").count() == 0
+    assert page.locator("#tree-panel [class*=st-]").count() == 0
+    assert errors == []
+
+
+def test_a_server_failure_or_a_lost_connection_is_said_in_place_of_the_result(
+    live_server: Any, page: Any, make_user: Callable[..., User], settings: Any, tmp_path: Path
+) -> None:
+    _kilimanjaro_corpus(settings, tmp_path)
+    demo_tasks_load(path=ROOT / "fixtures" / "demo" / "tasks.jsonl")
+    task = Task.objects.get(provenance__demo_id="kilimanjaro")
+    _login(page, live_server.url, make_user("viewer"), f"/tasks/{task.pk}/")
+    _score(page, ANSWER)
+    page.wait_for_selector("[data-testid=reward-value]")
+
+    # What the app's 500 handler sends, answered in place of the server for this one request.
+    body = '<section class="error"><h1>500</h1><p>Something broke on our side.</p></section>'
+    page.route(
+        "**/try/", lambda route: route.fulfill(status=500, body=body, content_type="text/html")
+    )
+    _score(page, "Kilimanjaro.")
+    error = page.locator("[data-testid=try-error]")
+    error.wait_for()
+    assert error.inner_text() == "Not scored: the server answered 500: Something broke on our side."
+    assert page.locator("[data-testid=reward]").count() == 0
+    assert page.locator("button:has-text('Score it')").is_enabled()
+
+    page.unroute("**/try/")
+    page.route("**/try/", lambda route: route.abort())
+    _score(page, "Kilimanjaro again.")
+    page.wait_for_selector("[data-testid=try-error]:has-text('could not be reached')")
