@@ -106,10 +106,10 @@ class ScriptedPolicy:
         focus = research_focus(notebook.question.text, notebook.said)
         pages = _focus_pages(notebook)
         if pages:
-            return _visit_pages(notebook, pages)
+            return _visit_pages(notebook, pages, focus.question)
         others = [url for name in focus.more if (url := notebook.other_page_about(name))]
         if others:
-            return _visit_pages(notebook, others[:PAGES_PER_VISIT])
+            return _visit_pages(notebook, others[:PAGES_PER_VISIT], focus.question)
         searches = _focus_searches(notebook, focus)
         if searches:
             return _search(notebook, searches[: limits.queries_per_search])
@@ -178,10 +178,10 @@ def _focus_searches(notebook: Notebook, focus: Focus) -> list[str]:
     return [q for q in [*focus.searches, *records] if q not in notebook.queries]
 
 
-def _visit_pages(notebook: Notebook, urls: list[str]) -> str:
+def _visit_pages(notebook: Notebook, urls: list[str], question: str) -> str:
     shown = ", ".join(f"'{notebook.titles.get(url, url)}'" for url in urls)
     plan = _plan(notebook, f"Next: read {shown}, the pages about what the question names.")
-    goal = f"Find: {notebook.question.text}"[:MAX_GOAL_CHARS]
+    goal = f"Find: {question}"[:MAX_GOAL_CHARS]
     return _call(plan, "visit", {"url": urls, "goal": goal})
 
 

@@ -23,7 +23,9 @@ TYPE_BONUS = 1.0
 PROXIMITY = 6.0  # words: a candidate this far from the question's words counts half
 TYPE_WINDOW = 4
 OWN_PAGE = 2.0
-LEAD = 1.5  # a page's first sentence says what matters most about its subject
+LEAD = 1.5
+BRACKETED = 0.5
+NAMED, DEFINED = 2, 3  # typed by the words beside it ("the river Seine"), by its own page  # a page's first sentence says what matters most about its subject
 UNSTATED = 0.25  # a sentence about what the question names, stating none of what it asks
 MAX_CLAIM_NUMBERS = 3
 _WORD = re.compile(r"[^\W_][\w'’-]*")
@@ -34,8 +36,8 @@ _AMOUNT = re.compile(
     r"|metres|meters|m|ft|feet|kg|°C|°F|AU|km/s|m/s|people|inhabitants)(?![\w]))?"
 )
 _YEAR = re.compile(
-    r"(?:(?<![\w.,])(1\d{3}|20\d{2})|(?<=AD )(\d{2,4})|(?<=in )(\d{3}))"
-    r"(?![\w,%]|\.\d|\s*(?:km|m|ft|metres|people)\b)"
+    r"(?:(?<![\w.,])(1\d{3}|20\d{2})|(?<=AD )(\d{2,4})|(?<=in )(\d{3})|(\d{2,4})(?= (?:AD|BC|CE)\b))"
+    r"(?![\w%]|,\d|\.\d|\s*(?:km|m|ft|metres|people)\b)"
 )
 _PERSONAL = re.compile(r"^(He|She|They)\s+(?=[a-z])|^(His|Her|Their)\s+(?=[a-z])")
 _LEADING_THE = re.compile(r"^(?:The|A|An)\s+")
@@ -79,7 +81,7 @@ class _Tally:
     text: str
     by_url: dict[str, float]
     best: tuple[float, str]  # (score, sentence)
-    typed: bool = False  # some sentence says it is the kind of thing asked for
+    typed: int = 0  # how surely some sentence says it is the kind of thing asked for
 
 
 def person_resolved(sentence: str, subject: str) -> str:
@@ -92,34 +94,55 @@ def person_resolved(sentence: str, subject: str) -> str:
     return owner + sentence[match.end() :]
 
 
-def extract(question: str, said: Sequence[Said]) -> Found | None:
+def extract(question: str, said: Sequence[Said], exclude: Sequence[str] = ()) -> Found | None:
     """The best-supported answer to `question` in `said`, or None."""
     shape = Shape(question)
     if shape.comparison is not None:
         from quest.agent.research.compare import compare
 
         return compare(shape, said)
-    asked = Question(question)
+    found = ranked(question, said, exclude)
+    return found[0] if found else None
+
+
+def ranked(
+    question: str, said: Sequence[Said], exclude: Sequence[str] = (), *, typed_only: bool = True
+) -> list[Found]:
+    """Every candidate answer to a question that is not a comparison, best first; `exclude`
+    names things that cannot be the answer (what an earlier hop asked about). For a question
+    that asks for a kind of thing ("which river"), `typed_only` keeps the candidates said to be
+    one, by their own page if any is, else by the words around them."""
+    shape, asked = Shape(question), Question(question)
     tallies: dict[str, _Tally] = {}
     defined = _definitions(said)
     entities = {_fold(entity) for entity in asked.entities}
+    excluded = {_fold(name) for name in exclude}
     previous = ""
     for item in said:
         weight, hits = _relevance(asked, shape, item)
         lead, previous = item.url != previous, item.url
         if weight <= 0:
             continue
-        if _fold(item.subject) in entities:
+        own = _fold(item.subject) in entities
+        if own:
             weight *= OWN_PAGE * (LEAD if lead else 1.0)  # the page about what is asked
         for text, at in _candidates(asked, shape, item):
-            typed = _typed(shape, item.text, text, at)
-            if typed <= 1.0 and shape.type_words & defined.get(_fold(text), frozenset()):
-                typed *= 1.0 + TYPE_BONUS  # its own page says it is one: "The heart is an organ"
-            score = weight * _closeness(item.text, at, hits) * typed
-            _count(tallies, text, item, score, typed > 1.0)
-    if shape.type_words and any(t.typed for t in tallies.values()):
-        tallies = {key: t for key, t in tallies.items() if t.typed}  # "which river": a river
-    return _best(tallies)
+            if _fold(text) in excluded:
+                continue
+            factor, strength = _typed(shape, item.text, text, at)
+            if shape.type_words & defined.get(_fold(text), frozenset()):
+                factor, strength = factor * (1.0 + TYPE_BONUS), DEFINED  # "The heart is an organ"
+            if shape.kind in {NUMBER, YEAR} and not own:
+                factor *= _closeness(item.text, at, asked.entity_terms)  # whose figure it is
+            if _bracketed(item.text, at):
+                factor *= BRACKETED
+            score = weight * _closeness(item.text, at, hits) * factor
+            _count(tallies, text, item, score, strength)
+    strongest = max((t.typed for t in tallies.values()), default=0)
+    if typed_only and shape.type_words and strongest >= NAMED:
+        floor = DEFINED if strongest >= DEFINED else NAMED
+        tallies = {k: t for k, t in tallies.items() if t.typed >= floor}
+    return _ranked(tallies)
 
 
 def _definitions(said: Sequence[Said]) -> dict[str, frozenset[str]]:
@@ -216,23 +239,37 @@ def _closeness(text: str, at: int, hits: frozenset[str]) -> float:
     return 1.0 / (1.0 + distance / PROXIMITY)
 
 
-def _typed(shape: Shape, text: str, candidate: str, at: int) -> float:
-    """1 + TYPE_BONUS when the words around the candidate say it is what is asked for."""
-    words = _WORD.findall(text)
-    near = [w.casefold() for w in words[max(0, at - TYPE_WINDOW) : at + TYPE_WINDOW + 2]]
-    typed = bool(shape.type_words & (set(key_terms(" ".join(near))) | set(key_terms(candidate))))
-    before = near[max(0, min(at, TYPE_WINDOW) - 2) : min(at, TYPE_WINDOW)]
-    if shape.kind == PLACE:
-        typed = typed or any(w in {"in", "on", "at"} for w in before)
+def _typed(shape: Shape, text: str, candidate: str, at: int) -> tuple[float, int]:
+    """A score factor, and how surely the words around the candidate say it is what is asked
+    for: 2 by the type word ("the river Seine"), 1 by its form ("in Agra", "by Leonardo da
+    Vinci", an amount with a unit), 0 not at all."""
+    words = [w.casefold() for w in _WORD.findall(text)]
+    size = len(_WORD.findall(candidate))
+    before = words[max(0, at - TYPE_WINDOW) : at]
+    after = words[at + size : at + size + TYPE_WINDOW]
+    head = words[at + size - 1 : at + size]  # "Seine River", not "Food preservation"
+    named = shape.type_words & set(key_terms(" ".join([*before, *head, *after])))
+    before = before[-2:]
+    strength = 2 if named else 0
+    if shape.kind == PLACE and not strength and any(w in {"in", "on", "at"} for w in before):
+        strength = 1
     if shape.kind == PERSON:
-        typed = "by" in before or len(candidate.split()) >= 2
+        strength = 1 if "by" in before or len(candidate.split()) >= 2 else 0
     if shape.kind == NUMBER:
-        typed = bool(re.search(r"[a-zA-Z²]", candidate))
+        strength = 1 if re.search(r"[a-zA-Z²]", candidate) else 0
         unit = _unit(candidate)
         if unit and shape.units:
-            return (1.0 + TYPE_BONUS) * 2.0 if unit in shape.units else 0.5
+            return ((1.0 + TYPE_BONUS) * 2.0, 2) if unit in shape.units else (0.5, 0)
     demonym = " " not in candidate and candidate.endswith(("ian", "ean", "ese", "ish"))
-    return (1.0 + (TYPE_BONUS if typed else 0.0)) * (0.3 if demonym else 1.0)
+    factor = 1.0 + TYPE_BONUS * strength / 2
+    return factor * (0.3 if demonym else 1.0), strength
+
+
+def _bracketed(text: str, at: int) -> bool:
+    """Whether the word at `at` stands inside brackets: "7,088 km (4,404 mi)" converts."""
+    starts = [match.start() for match in _WORD.finditer(text)]
+    before = text[: starts[at]] if at < len(starts) else text
+    return before.count("(") > before.count(")")
 
 
 def _unit(amount: str) -> str:
@@ -242,21 +279,23 @@ def _unit(amount: str) -> str:
     return UNIT_NAMES.get(found, found)
 
 
-def _count(tallies: dict[str, _Tally], text: str, item: Said, score: float, typed: bool) -> None:
+def _count(tallies: dict[str, _Tally], text: str, item: Said, score: float, typed: int) -> None:
     key = " ".join(text.casefold().split())
     tally = tallies.setdefault(key, _Tally(text, {}, (0.0, "")))
-    tally.typed = tally.typed or typed
+    tally.typed = max(tally.typed, typed)
     tally.by_url[item.url] = max(tally.by_url.get(item.url, 0.0), score)
     if score > tally.best[0]:
         tally.best = (score, item.text)
 
 
-def _best(tallies: dict[str, _Tally]) -> Found | None:
-    if not tallies:
-        return None
-    best = max(tallies.values(), key=lambda t: (sum(t.by_url.values()), -len(t.text)))
-    urls = tuple(sorted(best.by_url, key=lambda url: -best.by_url[url]))
-    return Found(best.text, answer_line(best.text, best.best[1]), urls, sum(best.by_url.values()))
+def _ranked(tallies: dict[str, _Tally]) -> list[Found]:
+    order = sorted(tallies.values(), key=lambda t: (-sum(t.by_url.values()), len(t.text), t.text))
+    found = []
+    for tally in order:
+        urls = tuple(sorted(tally.by_url, key=lambda url: -tally.by_url[url]))
+        line = answer_line(tally.text, tally.best[1])
+        found.append(Found(tally.text, line, urls, sum(tally.by_url.values())))
+    return found
 
 
 def answer_line(answer: str, claim: str) -> str:

@@ -10,11 +10,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from quest.agent.research.compare import lookup, missing
-from quest.agent.research.extract import Found, Said, extract
+from quest.agent.research.extract import Found, Said, extract, ranked
 from quest.agent.research.question import Question
-from quest.agent.research.shape import Shape
+from quest.agent.research.shape import NUMBER, YEAR, Shape
 
 MAX_NAMES = 2
+CONTENDERS = 3
 
 
 @dataclass(frozen=True)
@@ -35,20 +36,32 @@ def research_focus(question: str, said: Sequence[Said]) -> Focus:
     named = Question(question).entities[:MAX_NAMES]
     bridge = shape.bridge
     if bridge is None:
-        return Focus(named, question)
+        return Focus((*named, *_contenders(question, said)), question)
     inner = Question(bridge.question).entities[:MAX_NAMES]
-    found = extract(bridge.question, said)
-    if found is None or _names_itself(found, inner):
+    found = ranked(bridge.question, said)
+    if not found or _names_itself(found[0], inner):
         return Focus(inner, question)
-    outer = question.replace(bridge.phrase, found.answer)
-    others = [e for e in Question(outer).entities if e != found.answer][:1]
-    return Focus((*inner, found.answer, *others), outer, found.answer)
+    outer = question.replace(bridge.phrase, found[0].answer)
+    others = [e for e in Question(outer).entities if e != found[0].answer][:1]
+    contenders = _contenders(bridge.question, said)
+    names = (*inner, *contenders, *others)
+    return Focus(names, outer, found[0].answer)
 
 
 def answer(question: str, said: Sequence[Said]) -> Found | None:
     """The direct answer to the question, through its bridge when it has one."""
     focus = research_focus(question, said)
-    return extract(focus.question, said)
+    exclude = Question(question).entities if focus.bridge else ()
+    return extract(focus.question, said, exclude)
+
+
+def _contenders(question: str, said: Sequence[Said]) -> tuple[str, ...]:
+    """The leading candidates of a question that asks for a kind of thing ("which
+    country"): their own pages say whether they are one."""
+    if not Shape(question).type_words or Shape(question).kind in {NUMBER, YEAR}:
+        return ()
+    leading = ranked(question, said, typed_only=False)[:CONTENDERS]
+    return tuple(found.answer for found in leading)
 
 
 def _names_itself(found: Found, names: Sequence[str]) -> bool:
