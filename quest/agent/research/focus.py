@@ -43,8 +43,8 @@ def research_focus(question: str, said: Sequence[Said]) -> Focus:
         return Focus(inner, question)
     outer = question.replace(bridge.phrase, found[0].answer)
     others = [e for e in Question(outer).entities if e != found[0].answer][:1]
-    contenders = _contenders(bridge.question, said)
-    names = (*inner, *contenders, *others)
+    contenders = _contenders(bridge.question, said, bridged=True)
+    names = (*inner, found[0].answer, *contenders, *others)
     return Focus(names, outer, found[0].answer)
 
 
@@ -55,10 +55,11 @@ def answer(question: str, said: Sequence[Said]) -> Found | None:
     return extract(focus.question, said, exclude)
 
 
-def _contenders(question: str, said: Sequence[Said]) -> tuple[str, ...]:
+def _contenders(question: str, said: Sequence[Said], *, bridged: bool = False) -> tuple[str, ...]:
     """The leading candidates of a question that asks for a kind of thing ("which
-    country"): their own pages say whether they are one."""
-    if not Shape(question).type_words or Shape(question).kind in {NUMBER, YEAR}:
+    country") or of a bridge: their own pages say whether they are one."""
+    shape = Shape(question)
+    if not (shape.type_words or bridged) or shape.kind in {NUMBER, YEAR}:
         return ()
     leading = ranked(question, said, typed_only=False)[:CONTENDERS]
     return tuple(found.answer for found in leading)
