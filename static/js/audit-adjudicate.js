@@ -2,7 +2,8 @@
  *
  * j / k move between disputed nodes, a / b / c… take that annotator's verdict (the "Take A's
  * verdict" buttons: an htmx post that saves the gold verdict and swaps the row back in),
- * 1 / 2 / 3 set the gold verdict in the form, s goes to the decision, ? opens the key sheet.
+ * 1 / 2 / 3 set the gold verdict in the form, s goes to the decision, Ctrl+Enter decides, ? opens
+ * the key sheet.
  * Without JS the same buttons post the form to the take endpoint and the page comes back.
  */
 (() => {
@@ -65,6 +66,11 @@
 
   document.addEventListener("keydown", (event) => {
     if (document.querySelector("dialog[open]")) return;  // Esc closes it natively
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      form.requestSubmit(form.querySelector("button[type=submit]:not([name])"));
+      return;
+    }
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     const target = event.target;
     const typing = ["TEXTAREA", "SELECT"].includes(target.tagName) || (target.tagName === "INPUT" && target.type !== "radio");
@@ -91,7 +97,7 @@
     say(`${pick.textContent.trim()}: filled in below; press Decide to save it.`);
   });
 
-  document.body.addEventListener("htmx:afterSwap", (event) => {
+  document.body.addEventListener("htmx:afterSettle", (event) => {
     const value = event.detail.requestConfig?.elt?.value || "";
     const node = value.split(":").slice(1).join(":");
     const row = node && document.getElementById(`node-${node}`);
