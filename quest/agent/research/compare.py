@@ -30,6 +30,19 @@ UNITS = {
     "population": frozenset({"", "people", "inhabitants"}),
 }
 OWN_PAGE = 2.0
+ORDINALS = ["second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"]
+RANKED = {
+    "area": frozenset({"largest", "biggest"}),
+    "size": frozenset({"largest", "biggest"}),
+    "population": frozenset({"most populous", "most-populous"}),
+    "length": frozenset({"longest"}),
+    "height": frozenset({"highest", "tallest"}),
+}
+_ORDINAL = re.compile(
+    r"(\d+(?:st|nd|rd|th)|" + "|".join(ORDINALS) + r")[- ](largest|biggest|most[- ]populous"
+    r"|longest|highest|tallest)",
+    re.IGNORECASE,
+)
 _DEFINITION = re.compile(r"\b(?:is|was) (?:a|an|the) ((?:[\w-]+[ ,]*){1,5})")
 _CLAUSE_WORDS = frozenset(
     {"located", "in", "of", "on", "that", "which", "with", "and", "by", "from", "at", "for"}
@@ -50,6 +63,9 @@ def compare(shape: Shape, said: Sequence[Said]) -> Found | None:
         return None
     figures = [_figure(comparison, option, said) for option in comparison.options]
     first, second = figures
+    if first is None or second is None:
+        figures = [_rank(comparison, option, said) for option in comparison.options]
+        first, second = figures
     if first is None or second is None or first.value == second.value:
         return None
     larger = first.value > second.value
@@ -59,6 +75,30 @@ def compare(shape: Shape, said: Sequence[Said]) -> Found | None:
     assert won is not None and lost is not None
     line = _line(shape, comparison, winner, loser, won, lost)
     return Found(winner, line, tuple(dict.fromkeys([won.url, lost.url])), won.score + lost.score)
+
+
+def _rank(comparison: Comparison, option: str, said: Sequence[Said]) -> Figure | None:
+    """The option's world rank for the attribute, as a figure that orders like the attribute
+    ("the world's seventh-largest country by area" -> -7), when no amount is given."""
+    superlatives = RANKED.get(comparison.attribute or "area")
+    if not superlatives:
+        return None
+    for item in said:
+        if not _same(item.subject, option) or "world" not in item.text.casefold():
+            continue
+        for match in _ORDINAL.finditer(item.text):
+            if match.group(2).casefold() not in superlatives:
+                continue
+            if comparison.attribute == "area" and "population" in item.text[match.end() :][:25]:
+                continue
+            rank = _ordinal(match.group(1))
+            return Figure(-float(rank), f"{match.group(0)} in the world", item.url, 1.0)
+    return None
+
+
+def _ordinal(word: str) -> int:
+    digits = re.match(r"\d+", word)
+    return int(digits.group(0)) if digits else ORDINALS.index(word.casefold()) + 2
 
 
 def missing(shape: Shape, said: Sequence[Said]) -> list[str]:
@@ -157,6 +197,8 @@ def _figures(comparison: Comparison, item: Said, cues: frozenset[str]) -> list[F
         fits = 2.0 if units in preferred or (preferred and unit and unit in preferred) else 1.0
         if comparison.attribute == "population" and value < 1000:
             continue
+        if comparison.attribute not in {"population", ""} and not unit:
+            continue  # "distance 10": a height, length or distance comes with its unit
         found.append(Figure(value, match.group(0).strip(), item.url, fits / (1.0 + distance / 4)))
     return found
 
