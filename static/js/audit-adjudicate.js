@@ -1,4 +1,5 @@
-/* questweb adjudication page: keys over the disputed nodes, like the audit page's.
+/* questweb adjudication: keys over the list of disputes, and over the disputed nodes of one
+ * task, like the audit page's.
  *
  * j / k move between disputed nodes, a / b / c… take that annotator's verdict (the "Take A's
  * verdict" buttons: an htmx post that saves the gold verdict and swaps the row back in),
@@ -6,6 +7,21 @@
  * the key sheet.
  * Without JS the same buttons post the form to the take endpoint and the page comes back.
  */
+(() => {
+  "use strict";
+  // The list of disputes: j / k move between its tasks, Enter follows the focused link.
+  const links = [...document.querySelectorAll("[data-dispute]")];
+  if (links.length) {
+    document.addEventListener("keydown", (event) => {
+      if (event.ctrlKey || event.metaKey || event.altKey || !["j", "k"].includes(event.key)) return;
+      const at = links.indexOf(document.activeElement);
+      const next = event.key === "j" ? at + 1 : Math.max(0, at - 1);
+      links[Math.min(next, links.length - 1)].focus();
+      event.preventDefault();
+    });
+  }
+})();
+
 (() => {
   "use strict";
   const form = document.getElementById("adjudicate-form");

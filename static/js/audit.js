@@ -379,6 +379,7 @@
     if (!result.ok) { error.textContent = result.data.detail || "the submission failed"; drafts.resume(); return; }
     localStorage.removeItem(storageKey);
     localStorage.removeItem(undoKey);
+    localStorage.removeItem(atKey);
     document.getElementById("next-form").submit();
   }
 

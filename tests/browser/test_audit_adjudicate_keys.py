@@ -1,4 +1,5 @@
-"""Adjudication by keyboard, in a real browser: j/k walk the disputed nodes, b takes B's verdict
+"""Adjudication by keyboard, in a real browser: j and Enter open a task from the list of
+disputes, j/k walk its disputed nodes, b takes B's verdict
 (saved at once, the row swapped in place), 1/2/3 set a gold verdict, "Take A's decision" fills
 the decision, ? shows the keys, and Ctrl+Enter decides."""
 
@@ -54,7 +55,13 @@ def test_a_reviewer_adjudicates_a_dispute_with_the_keyboard(
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(str(e)))
-    _login(page, live_server.url, make_user("reviewer"), f"/audit/items/{disputed_item.pk}/")
+    disputes = f"/audit/campaigns/{disputed_item.campaign_id}/disputes/"
+    _login(page, live_server.url, make_user("reviewer"), disputes)
+    expect(page.get_by_test_id("dispute-keys")).to_contain_text("next / previous task")
+    page.keyboard.press("j")  # the first task of the list, then Enter opens it
+    expect(page.get_by_role("link", name="Adjudicate")).to_be_focused()
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"{live_server.url}/audit/items/{disputed_item.pk}/")
     page.wait_for_selector("#adjudicate-form[data-ready]")
     expect(page.get_by_test_id("adjudicate-keys")).to_contain_text("take A's / B's verdict")
     assert page.locator("td .etype").first.inner_text() == "Hard-coded answer"
@@ -92,7 +99,7 @@ def test_a_reviewer_adjudicates_a_dispute_with_the_keyboard(
     page.keyboard.press("s")
     expect(page.locator("input[name=decision][value=reject]")).to_be_focused()
     page.keyboard.press("Control+Enter")  # decides
-    page.wait_for_url(f"{live_server.url}/audit/campaigns/{disputed_item.campaign_id}/disputes/")
+    page.wait_for_url(f"{live_server.url}{disputes}")
     assert Task.objects.get().audit_state == AuditState.REJECTED
     assert GoldVerdict.objects.get(node_id="cited").verdict == "unverifiable"
     assert errors == []
