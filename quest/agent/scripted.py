@@ -24,6 +24,7 @@ from quest.agent.prompts import FINAL_MARKER, split_user_prompt
 from quest.agent.research.focus import Focus, answer, research_focus
 from quest.agent.research.notebook import Candidate, Notebook
 from quest.agent.research.report import write_report
+from quest.agent.research.shape import Shape
 from quest.llm.types import Message
 
 MAX_GOAL_CHARS = 900
@@ -191,7 +192,10 @@ def _call(plan: str, name: str, arguments: dict[str, object]) -> str:
 
 
 def _answer(notebook: Notebook, why: str) -> str:
-    direct = answer(notebook.question.text, notebook.said)
+    # A question of several parts is answered part by part from the trusted facts (research.
+    # answers); a single question by what the pages read state (research.extract).
+    single = len(notebook.ledger.parts) == 1 or Shape(notebook.question.text).comparison is not None
+    direct = answer(notebook.question.text, notebook.said) if single else None
     report = write_report(
         notebook.question.text, notebook.to_state(), titles=notebook.titles, direct=direct
     )

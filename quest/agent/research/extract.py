@@ -40,6 +40,8 @@ _YEAR = re.compile(
     r"(?![\w%]|,\d|\.\d|\s*(?:km|m|ft|metres|people)\b)"
 )
 _PERSONAL = re.compile(r"^(He|She|They)\s+(?=[a-z])|^(His|Her|Their)\s+(?=[a-z])")
+_CHUNK = re.compile(r"[^,;:()\[\]\"“”]+")
+_ORDINARY = re.compile(r"(?:ed|ing|ly)$|^(?:In|On|At|By|For|With|From|After|Before|During)$")
 _LEADING_THE = re.compile(r"^(?:The|A|An)\s+")
 UNIT_NAMES = {
     "m": "metres", "meters": "metres", "metre": "metres", "km": "kilometres",
@@ -194,7 +196,7 @@ def _candidates(asked: Question, shape: Shape, item: Said) -> list[tuple[str, in
         return _amounts(asked, item.text)
     found = []
     known = set(asked.terms)
-    for phrase in phrases(item.text, skip_first=False):
+    for phrase, offset in _names(item.text):
         name = _LEADING_THE.sub("", phrase)
         terms = key_terms(name)
         if not terms or set(terms) <= known or name.casefold() in CALENDAR:
@@ -203,11 +205,25 @@ def _candidates(asked: Question, shape: Shape, item: Said) -> list[tuple[str, in
             continue  # "Islamic Republic of Iran" is Iran, not what is asked about it
         if name.replace(",", "").replace(".", "").isdigit():
             continue
-        found.append((name, _position(item.text, item.text.find(phrase))))
+        found.append((name, _position(item.text, offset)))
     subject = item.subject
     if subject and subject.casefold() in item.text.casefold():
         if not set(key_terms(subject)) <= known:
             found.append((subject, _position(item.text, item.text.casefold().find(subject.casefold()))))
+    return found
+
+
+def _names(text: str) -> list[tuple[str, int]]:
+    """Capitalised names with their offsets, never across punctuation ("Agra, India" is two)
+    and never a sentence's first word alone when it reads as an ordinary word ("Located")."""
+    found = []
+    for chunk in _CHUNK.finditer(text):
+        for phrase in phrases(chunk.group(0), skip_first=False):
+            offset = chunk.start() + chunk.group(0).find(phrase)
+            single = " " not in phrase
+            if single and offset == 0 and _ORDINARY.search(phrase):
+                continue
+            found.append((phrase, offset))
     return found
 
 

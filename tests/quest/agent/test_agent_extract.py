@@ -1,0 +1,205 @@
+"""Direct answers from the pages read (research.extract, .compare, .focus, .shape): typed
+answers, staying on the question's subject, comparisons and two-hop questions, on small
+hand-written pages; and the scripted policy end to end on a small real corpus."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from quest.agent import Budgets, ScriptedPolicy, run_agent
+from quest.agent.research.extract import Said, extract, person_resolved
+from quest.agent.research.focus import answer, research_focus
+from quest.agent.research.shape import NUMBER, PERSON, PLACE, YEAR, Shape
+from quest.corpus import Document, corpus_write
+from quest.search.indexing import bm25_build
+from quest.tools import Toolbox
+from quest.tools.offline import offline_toolbox
+
+WIKI = "https://en.wikipedia.org/wiki/"
+
+
+def said(subject: str, *sentences: str) -> list[Said]:
+    url = WIKI + "_".join(subject.split())
+    return [Said(person_resolved(s, subject), url, subject) for s in sentences]
+
+
+def test_the_shape_says_what_kind_of_answer_a_question_wants() -> None:
+    assert Shape("Who wrote Hamlet?").kind == PERSON
+    assert Shape("In which country is Mount Kilimanjaro?").kind == PLACE
+    assert Shape("In what year did the Titanic sink?").kind == YEAR
+    assert Shape("How tall is Mount Everest in metres?").kind == NUMBER
+    assert Shape("How tall is Mount Everest in metres?").units == {"metres"}
+    assert "river" in Shape("Which river flows through Paris?").type_words
+
+
+def test_a_comparison_names_its_options_its_attribute_and_which_end_wins() -> None:
+    larger = Shape("Kenya or Peru, which has the larger population?").comparison
+    assert larger is not None
+    assert (larger.options, larger.attribute, larger.larger_wins) == (
+        ("Kenya", "Peru"),
+        "population",
+        True,
+    )
+    earlier = Shape("Who was born first, Isaac Newton or Albert Einstein?").comparison
+    assert earlier is not None and earlier.attribute == "born" and not earlier.larger_wins
+    assert Shape("Who wrote Hamlet?").comparison is None
+
+
+def test_a_two_hop_question_asks_for_its_bridge_first() -> None:
+    bridge = Shape("What is the capital of the country where the Taj Mahal stands?").bridge
+    assert bridge is not None and bridge.noun == "country"
+    assert "Taj Mahal" in bridge.question
+    owned = Shape("On which continent is the country whose capital is Lima?").bridge
+    assert owned is not None and owned.question == "Which country has Lima as its capital?"
+    assert Shape("What is the capital of Canada?").bridge is None
+    assert Shape("In which country is the city of Timbuktu?").bridge is None
+
+
+def test_an_answer_stated_on_a_page_already_read_is_found() -> None:
+    pages = said(
+        "Paris",
+        "Paris is the capital and largest city of France.",
+        "Located on the river Seine, Paris is a centre of finance.",
+    )
+    found = extract("Which river flows through Paris?", pages)
+    assert found is not None and found.answer == "Seine"
+    assert "river Seine" in found.line
+
+
+def test_a_who_question_finds_the_person_a_page_speaks_of_by_pronoun() -> None:
+    pages = said(
+        "Miguel de Cervantes",
+        "Miguel de Cervantes was a Spanish writer.",
+        "He is best known for his novel Don Quixote.",
+    )
+    found = extract("Who wrote Don Quixote?", pages)
+    assert found is not None and found.answer == "Miguel de Cervantes"
+
+
+def test_a_where_question_prefers_a_place_the_page_puts_its_subject_in() -> None:
+    pages = said(
+        "Mount Kilimanjaro",
+        "Mount Kilimanjaro is a dormant volcano in Tanzania.",
+        "It is the fourth most prominent peak on Earth, climbed by Hans Meyer.",
+    )
+    found = extract("Where is Mount Kilimanjaro?", pages)
+    assert found is not None and found.answer == "Tanzania"
+
+
+def test_a_number_is_read_in_the_unit_the_question_asks_for() -> None:
+    pages = said("Nile", "At 6,650 km (4,130 mi) long, the Nile is the longest river in Africa.")
+    found = extract("How long is the Nile in miles?", pages)
+    assert found is not None and found.answer == "4,130 mi"
+    plain = extract("How long is the Nile?", pages)
+    assert plain is not None and plain.answer == "6,650 km"  # not the bracketed conversion
+
+
+def test_a_when_question_answers_with_a_year() -> None:
+    pages = said("Berlin Wall", "The Berlin Wall fell on 9 November 1989, after 28 years.")
+    found = extract("In what year did the Berlin Wall fall?", pages)
+    assert found is not None and found.answer == "1989"
+
+
+def test_the_answer_stays_on_the_subject_asked_about_not_a_neighbour() -> None:
+    pages = [
+        *said("Nile", "The Nile is a river in Africa, about 6,650 km long."),
+        *said(
+            "Niger River",
+            "The Niger River is 4,180 km long and is the third-longest river in Africa.",
+            "Unlike the Nile, the Niger River flows through Mali at 4,180 km long.",
+        ),
+    ]
+    found = extract("How long is the Nile?", pages)
+    assert found is not None and found.answer == "6,650 km"
+
+
+def test_a_comparison_names_the_winner_first() -> None:
+    pages = [
+        *said("Kenya", "Kenya is a country in East Africa with a population of 54.2 million."),
+        *said("Peru", "Peru is a country in South America with a population of 34 million."),
+    ]
+    found = extract("Kenya or Peru, which has the larger population?", pages)
+    assert found is not None and found.answer == "Kenya"
+    assert found.line.startswith("Kenya") and "Peru" in found.line and "larger" in found.line
+    smaller = extract("Which has fewer people, Kenya or Peru?", pages)
+    assert smaller is not None and smaller.answer == "Peru"
+
+
+def test_a_comparison_without_amounts_falls_back_on_world_ranks() -> None:
+    pages = [
+        *said("China", "China is the world's third-largest country by area."),
+        *said("India", "India is the world's seventh-largest country by area."),
+    ]
+    found = extract("Which is the larger country by area, China or India?", pages)
+    assert found is not None and found.answer == "China"
+
+
+def test_a_comparison_with_a_missing_figure_gives_no_answer() -> None:
+    pages = said("Kenya", "Kenya has a population of 54.2 million.")
+    assert extract("Kenya or Peru, which has the larger population?", pages) is None
+    focus = research_focus("Kenya or Peru, which has the larger population?", pages)
+    assert focus.more == ("Peru",) and focus.searches == ("Peru population",)
+
+
+def test_a_two_hop_question_is_answered_about_the_bridge_it_resolves() -> None:
+    question = "What is the capital of the country where the Taj Mahal stands?"
+    taj = said("Taj Mahal", "The Taj Mahal is a mausoleum on the river Yamuna in Agra, India.")
+    india = said("India", "India is a country in South Asia.", "Its capital is New Delhi.")
+    first = research_focus(question, taj)
+    assert first.bridge in {"India", "Agra"}
+    assert "India" in first.names or "Agra" in first.names
+    both = [*taj, *india, *said("Agra", "Agra is a city in India.")]
+    found = answer(question, both)
+    assert found is not None and found.answer == "New Delhi"
+
+
+@pytest.fixture(scope="module")
+def small_world(tmp_path_factory: pytest.TempPathFactory) -> Toolbox:
+    pages = {
+        "Kenya": "Kenya is a country in East Africa. Its population is 54,200,000.",
+        "Peru": "Peru is a country in South America. Its population is 34,000,000.",
+        "Taj Mahal": "The Taj Mahal is a marble mausoleum in Agra, India.",
+        "India": "India is a country in South Asia. Its capital is New Delhi.",
+        "Agra": "Agra is a city on the river Yamuna in the state of Uttar Pradesh, India.",
+        "Paris": "Paris is the capital of France. Located on the river Seine, it is a port.",
+    }
+    documents = [
+        Document(
+            url=WIKI + "_".join(title.split()),
+            title=title,
+            text=text,
+            source="wikipedia",
+            licence="test",
+            topic="",
+            fetched_at="2026",
+        )
+        for title, text in pages.items()
+    ]
+    folder = tmp_path_factory.mktemp("small_world")
+    corpus_write(folder, documents)
+    bm25_build(folder)
+    return offline_toolbox(Path(folder))
+
+
+def _answer_line(question: str, toolbox: Toolbox) -> str:
+    result = run_agent(question, policy=ScriptedPolicy(), toolbox=toolbox, budgets=Budgets.rl())
+    return result.answer.splitlines()[0]
+
+
+def test_the_researcher_answers_a_where_question_from_the_page_it_read(
+    small_world: Toolbox,
+) -> None:
+    line = _answer_line("Which river flows through Paris?", small_world)
+    assert line.startswith("**Answer:** Seine") and "[1]" in line
+
+
+def test_the_researcher_names_the_larger_option_of_a_comparison(small_world: Toolbox) -> None:
+    line = _answer_line("Kenya or Peru, which has the larger population?", small_world)
+    assert line.startswith("**Answer:** Kenya") and "Peru" in line
+
+
+def test_the_researcher_resolves_the_bridge_of_a_two_hop_question(small_world: Toolbox) -> None:
+    line = _answer_line("What is the capital of the country where the Taj Mahal stands?", small_world)
+    assert line.startswith("**Answer:** New Delhi")
