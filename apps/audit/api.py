@@ -24,6 +24,7 @@ from apps.audit.schemas import (
     EditOut,
     ExportIn,
     ExportOut,
+    GoldTakeIn,
     ItemOut,
     JudgeVerdictsIn,
     QualityOut,
@@ -304,6 +305,18 @@ def items_get(request: HttpRequest, item_id: Id) -> dict[str, Any]:
 def items_adjudicate(request: HttpRequest, item_id: Id, payload: AdjudicationIn) -> dict[str, Any]:
     user = _user(request)
     services.item_adjudicate(user=user, item_id=item_id, **payload.dict())
+    item = selectors.item_get(user=user, item_id=item_id)
+    return api_out.item_out(item, selectors.item_submissions(user=user, item=item))
+
+
+@router.post(
+    "/audit/items/{item_id}/gold/take",
+    response={200: ItemOut, **errors(403, 404, 422, body=True)},
+    summary="Take one annotator's verdict on a node as its gold verdict (reviewer)",
+)
+def items_gold_take(request: HttpRequest, item_id: Id, payload: GoldTakeIn) -> dict[str, Any]:
+    user = _user(request)
+    services.gold_take(user=user, item_id=item_id, **payload.dict())
     item = selectors.item_get(user=user, item_id=item_id)
     return api_out.item_out(item, selectors.item_submissions(user=user, item=item))
 

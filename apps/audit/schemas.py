@@ -277,6 +277,13 @@ class AdjudicationIn(Schema):
     comment: str = Field(default="", max_length=MAX_COMMENT)
 
 
+class GoldTakeIn(Schema):
+    """Side with one annotator on one node: their verdict becomes the node's gold verdict."""
+
+    node_id: str = Field(min_length=1, max_length=64)
+    assignment_id: Id = Field(description="The submitted assignment whose verdict to take")
+
+
 class IntervalOut(Schema):
     successes: int
     n: int

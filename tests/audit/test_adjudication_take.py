@@ -4,6 +4,7 @@ readably, documents its keys, and offers fix-and-accept only when someone edited
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -99,6 +100,8 @@ def test_the_take_buttons_work_without_javascript_and_with_htmx(
     ).content.decode()
     assert row.lstrip().startswith('<tr id="node-capital"')
     assert '<option value="correct" selected>' in row
+    pressed = re.findall(r'value="(\d+):capital"[^>]*aria-pressed="true"', row)
+    assert pressed == [str(alice.pk)], "the button of the verdict taken shows as pressed"
     bad = client.post(f"/audit/items/{item.pk}/take/", {"take": "capital"})
     assert bad.status_code == 422 and "take=&lt;assignment id&gt;:&lt;node id&gt;" in (
         bad.content.decode()
@@ -156,3 +159,24 @@ def test_fix_and_accept_is_offered_only_when_someone_edited_the_tree(
     page = client.get(f"/audit/items/{edited.pk}/").content.decode()
     assert 'value="fix_accept" disabled' not in page and 'value="fix_accept" required' in page
     assert 'data-take-decision="fix_accept" data-take-version="2"' in page
+
+
+def test_the_rest_api_takes_a_verdict_through_the_same_service(
+    client: Client,
+    make_user: Callable[..., User],
+    bearer: Any,
+    disputed: tuple[CampaignTask, Assignment, Assignment],
+) -> None:
+    item, _, bob = disputed
+    url = f"/api/audit/items/{item.pk}/gold/take"
+    body = {"node_id": "capital", "assignment_id": bob.pk}
+    taken = client.post(
+        url, body, content_type="application/json", headers=bearer(make_user("reviewer"))
+    )
+    assert taken.status_code == 200
+    assert taken.json()["gold"]["capital"]["error_type"] == "hard_coded_answer"
+    annotator = bearer(make_user("annotator"))
+    assert (
+        client.post(url, body, content_type="application/json", headers=annotator).status_code
+        == 403
+    )
