@@ -40,6 +40,11 @@ _YEAR = re.compile(
     r"(?![\w%]|,\d|\.\d|\s*(?:km|m|ft|metres|people)\b)"
 )
 _PERSONAL = re.compile(r"^(He|She|They)\s+(?=[a-z])|^(His|Her|Their)\s+(?=[a-z])")
+_MONTHS = (
+    "January|February|March|April|May|June|July|August|September|October|November|December"
+)
+_MONTH_AFTER = re.compile(rf"\s+(?:{_MONTHS})\b")
+_MONTH_BEFORE = re.compile(rf"\b(?:{_MONTHS})\s+$")
 _CHUNK = re.compile(r"[^,;:()\[\]\"“”]+")
 _ORDINARY = re.compile(r"(?:ed|ing|ly)$|^(?:In|On|At|By|For|With|From|After|Before|During)$")
 _LEADING_THE = re.compile(r"^(?:The|A|An)\s+")
@@ -236,8 +241,10 @@ def _amounts(asked: Question, text: str) -> list[tuple[str, int]]:
             continue
         if text[match.end() : match.end() + 1] == "%" or text[match.end() : match.end() + 2] == " %":
             continue
+        if _MONTH_AFTER.match(text, match.end()) or _MONTH_BEFORE.search(text[: match.start()]):
+            continue  # "26 June 1945": a day of a date
         found.append((match.group(0).strip(), _position(text, match.start())))
-    for match in _NUMBER_WORD.finditer(text):
+    for match in _NUMBER_WORD.finditer(text) if not found else ():
         found.append((match.group(1).lower(), _position(text, match.start())))
     return found
 

@@ -7,11 +7,11 @@ about it ("What is the capital of India?").
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from quest.agent.research.compare import lookup, missing
 from quest.agent.research.extract import Found, Said, extract, ranked
-from quest.agent.research.question import Question
+from quest.agent.research.question import Question, key_terms
 from quest.agent.research.shape import NUMBER, YEAR, Shape
 
 MAX_NAMES = 2
@@ -36,7 +36,7 @@ def research_focus(question: str, said: Sequence[Said]) -> Focus:
     named = Question(question).entities[:MAX_NAMES]
     bridge = shape.bridge
     if bridge is None:
-        return Focus((*named, *_contenders(question, said)), question)
+        return _records(Focus((*named, *_contenders(question, said)), question), said)
     inner = Question(bridge.question).entities[:MAX_NAMES]
     found = ranked(bridge.question, said)
     if not found or _names_itself(found[0], inner):
@@ -45,7 +45,22 @@ def research_focus(question: str, said: Sequence[Said]) -> Focus:
     others = [e for e in Question(outer).entities if e != found[0].answer][:1]
     contenders = _contenders(bridge.question, said, bridged=True)
     names = (*inner, found[0].answer, *contenders, *others)
-    return Focus(names, outer, found[0].answer)
+    return _records(Focus(names, outer, found[0].answer), said)
+
+
+def _records(focus: Focus, said: Sequence[Said]) -> Focus:
+    """While no page read states what is asked about the question's subject, its other pages
+    (a record about it) are wanted too, and a search for them."""
+    asked = Question(focus.question)
+    if not asked.entities or Shape(focus.question).kind in {NUMBER, YEAR}:
+        return focus
+    found = extract(focus.question, said)
+    wanted = set(asked.terms) - asked.entity_terms - Shape(focus.question).type_words
+    if not wanted or (found is not None and wanted & set(key_terms(found.line))):
+        return focus
+    subject = asked.entities[0]
+    search = f"{subject} {' '.join(asked.attribute_words[:3])}".strip()
+    return replace(focus, more=(subject,), searches=(search,))
 
 
 def answer(question: str, said: Sequence[Said]) -> Found | None:
