@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from django.http import FileResponse, HttpRequest, StreamingHttpResponse
 from ninja import Field, Router, Status
@@ -50,11 +50,14 @@ def _user(request: HttpRequest) -> Any:
 
 @router.get(
     "/audit/campaigns",
-    response={200: list[CampaignOut], **errors(403)},
-    summary="Campaigns open to you",
+    response={200: list[CampaignOut], **errors(403, 422)},
+    summary="Campaigns open to you (status: open, closed or all; default all)",
 )
-def campaigns_list(request: HttpRequest) -> list[dict[str, Any]]:
-    return [api_out.campaign_out(c) for c in selectors.campaign_list(user=_user(request))]
+def campaigns_list(
+    request: HttpRequest, status: Literal["open", "closed", "all"] = "all"
+) -> list[dict[str, Any]]:
+    campaigns = selectors.campaign_list(user=_user(request), status=status)
+    return [api_out.campaign_out(c) for c in campaigns]
 
 
 @router.post(

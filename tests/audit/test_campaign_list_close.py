@@ -138,3 +138,16 @@ def test_the_task_table_pages_through_a_big_campaign(
     assert last.count("<tr data-item=") == 2 and "capital number 51" in last
     beyond = client.get(f"/audit/campaigns/{campaign.pk}/?page=zz").content.decode()
     assert "page 1 of 2" in beyond
+
+
+def test_the_rest_api_lists_campaigns_by_status_too(
+    client: Client, admin: User, bearer: Any, campaign_of: Callable[..., Campaign]
+) -> None:
+    campaign = campaign_of(tasks=1)
+    campaign_close(user=admin, campaign_id=campaign.pk)
+    campaign_of(tasks=1)
+    headers = bearer(admin)
+    assert len(client.get("/api/audit/campaigns", headers=headers).json()) == 2
+    closed = client.get("/api/audit/campaigns?status=closed", headers=headers).json()
+    assert [c["id"] for c in closed] == [campaign.pk]
+    assert client.get("/api/audit/campaigns?status=gone", headers=headers).status_code == 422
