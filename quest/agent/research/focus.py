@@ -54,11 +54,13 @@ def _records(focus: Focus, said: Sequence[Said]) -> Focus:
     asked = Question(focus.question)
     if not asked.entities or Shape(focus.question).kind in {NUMBER, YEAR}:
         return focus
+    subject = asked.entities[0]
+    if not any(item.subject.casefold() == subject.casefold() for item in said):
+        return focus  # its own page first
     found = extract(focus.question, said)
     wanted = set(asked.terms) - asked.entity_terms - Shape(focus.question).type_words
     if not wanted or (found is not None and wanted & set(key_terms(found.line))):
         return focus
-    subject = asked.entities[0]
     search = f"{subject} {' '.join(asked.attribute_words[:3])}".strip()
     return replace(focus, more=(subject,), searches=(search,))
 

@@ -283,6 +283,8 @@ class Notebook:
     def _seed_fact(self, fact: Fact, standing: str) -> None:
         for url in fact.sources or ("",):
             self._add_evidence(Evidence(fact.claim, url, fixed=standing, fact_id=fact.id))
+            if standing == TRUSTED:  # what a page said, for the direct answer after a restart
+                self.said.append(Said(fact.claim, url, page_subject(self.titles.get(url, ""))))
 
     def _seed_uncertain(self, fact: Fact) -> None:
         verb, _, target = fact.need.partition(" ")
