@@ -23,6 +23,7 @@ AREAS: tuple[str, ...] = (
     "quest.agent.cli",
     "quest.synthesis.cli",
     "quest.training.cli",
+    "quest.loop.cli",
 )
 
 

@@ -3,7 +3,6 @@ checkpoints on disk, presets, evaluations; and which gated tasks are held out.""
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -28,19 +27,11 @@ from apps.training.models import (
     TrainingPreset,
     TrainingRollout,
 )
+from quest.training.tasks import held_out
 
 MAX_PAGE_SIZE = 200
 LOG_TAIL_BYTES = 64_000
-# The share of gated tasks no dataset ever uses: an evaluation's default held-out set.
-HOLDOUT_SHARE = 0.2
 PREVIEW_FILE = "preview.json"
-
-
-def held_out(task_id: int | str) -> bool:
-    """A fixed split by task id, the same in every process and every run: adding tasks never
-    moves an old one across it."""
-    digest = hashlib.sha256(f"questweb-holdout:{task_id}".encode()).digest()
-    return int.from_bytes(digest[:4], "big") / 2**32 < HOLDOUT_SHARE
 
 
 def gated_versions(*, split: str) -> Iterator[tuple[Task, RubricVersion]]:

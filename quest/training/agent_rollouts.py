@@ -143,9 +143,9 @@ class TokenPolicy:
 class BatchSampler:
     """Samples the turns of concurrent rollouts together: each rollout's thread hands its
     session ids to `sample` and waits; once every rollout still running has asked, one batched
-    generate (left-padded, sampling from the full distribution at the temperature) answers them
-    all. A rollout that ends `leave`s, so the others do not wait for it. On its own (no
-    `expect`) every call is a batch of one.
+    generate (left-padded, sampling from the full distribution at the temperature, or greedy at
+    temperature 0) answers them all. A rollout that ends `leave`s, so the others do not wait
+    for it. On its own (no `expect`) every call is a batch of one.
 
     Each row keeps its tokens up to its first end-of-turn token, at most its `room`, with the
     log-probs of the distribution it was sampled from (what TRL's importance ratio starts from).
@@ -192,6 +192,13 @@ class BatchSampler:
             self.answers.update({ticket: error for ticket in batch})
         self.ready.notify_all()
 
+    def _decoding(self) -> dict[str, Any]:
+        """Sampling from the full distribution at the temperature; temperature 0: greedy (an
+        evaluation's choice, never a GRPO run's: its config requires a positive one)."""
+        if self.temperature <= 0:
+            return {"do_sample": False, "temperature": None, "top_k": None, "top_p": None}
+        return {"do_sample": True, "temperature": self.temperature, "top_k": 0, "top_p": 1.0}
+
     def _generate(self, rows: list[tuple[list[int], int]]) -> list[tuple[list[int], list[float]]]:
         import torch
 
@@ -205,10 +212,7 @@ class BatchSampler:
                 inputs,
                 attention_mask=torch.tensor(mask, device=device),
                 max_new_tokens=max(room for _, room in rows),
-                do_sample=True,
-                temperature=self.temperature,
-                top_k=0,
-                top_p=1.0,
+                **self._decoding(),
                 eos_token_id=self.eos,
                 pad_token_id=self.pad,
                 output_scores=True,

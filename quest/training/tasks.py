@@ -9,6 +9,7 @@ gated and only refuses records it cannot use.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -20,6 +21,15 @@ from quest.rubric.importers import export_canonical, import_tree
 from quest.rubric.model import RubricTree
 from quest.rubric.score import CompiledTree, compile_tree
 from quest.training.records import DatasetError, read_jsonl
+
+HOLDOUT_SHARE = 0.2
+
+
+def held_out(task_id: int | str, share: float = HOLDOUT_SHARE) -> bool:
+    """A fixed split by task id, the same in every process and every run: adding tasks never
+    moves an old one across it. The app's datasets and the recipe loop both split this way."""
+    digest = hashlib.sha256(f"questweb-holdout:{task_id}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") / 2**32 < share
 
 
 @dataclass(frozen=True)

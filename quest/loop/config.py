@@ -1,0 +1,156 @@
+"""The recipe loop's config: every knob of every stage in one validated document, written to
+DIR/loop.yaml on the first run and read back by every resumed one, so a loop's stages always
+agree on what they were asked to do.
+
+The defaults fit a 2-core CPU and an hour (see README "The whole recipe in one command"): a
+small tool budget per turn, few turns, SmolLM2-135M-Instruct, greedy evaluation of 40 held-out
+tasks. On a GPU worker the same document runs unchanged; the knobs that change there are
+`model`, `grpo.num_generations`, `grpo.prompts_per_step`, `grpo.max_steps`, `grpo.vllm` and
+the rollout budgets.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from quest.agent.budgets import Budgets
+from quest.training.config import SMOLLM2, GRPOParams, LoraParams, RolloutBudgets, SFTParams
+
+CONFIG_FILE = "loop.yaml"
+GATES = ("auto-accept-sound", "human")
+
+
+class LoopError(ValueError):
+    """A loop that cannot run as asked; the message says what to change."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SynthStage(_Strict):
+    tasks: int = Field(default=300, ge=2, le=2000)  # proposals to the knowledge-graph generator
+    heldout_share: float = Field(default=0.2, gt=0, lt=1)
+
+
+class CollectStage(_Strict):
+    min_reward: float = Field(default=0.3, ge=0, le=1)
+    attempts: int = Field(default=1, ge=1, le=8)
+
+
+class SFTStage(_Strict):
+    max_steps: int = Field(default=30, ge=1)
+    share: float = Field(default=0.35, gt=0, le=1)  # of the budget: the stage stops by then
+    params: SFTParams = SFTParams(
+        learning_rate=1e-4, gradient_accumulation_steps=2, max_length=3072, lr_scheduler="constant"
+    )
+
+
+class GRPOStage(_Strict):
+    max_steps: int = Field(default=10, ge=0)  # 0: no GRPO stage
+    share: float = Field(default=0.55, gt=0, le=1)  # of the budget, counted from the loop's start
+    params: GRPOParams = GRPOParams(
+        num_generations=4, prompts_per_step=1, learning_rate=2e-6, temperature=0.8
+    )
+
+
+class EvalStage(_Strict):
+    tasks: int = Field(default=40, ge=1)  # held-out tasks each model is evaluated on
+    temperature: float = Field(default=0.0, ge=0)  # 0: greedy
+    batch: int = Field(default=40, ge=1, le=256)
+
+
+class LoopConfig(_Strict):
+    seed: int = 0
+    minutes: float = Field(default=60.0, gt=0)
+    gate: Literal["auto-accept-sound", "human"] = "human"
+    model: str = SMOLLM2  # the base: tiny | smollm2 | a model directory
+    rollout: RolloutBudgets = RolloutBudgets(
+        max_turns=4,
+        max_turn_tokens=256,
+        max_session_tokens=1_024,
+        max_tool_chars=1_000,
+        condense_at_tokens=16_384,
+        max_invalid=2,
+    )
+    synth: SynthStage = SynthStage()
+    collect: CollectStage = CollectStage()
+    sft: SFTStage = SFTStage()
+    grpo: GRPOStage = GRPOStage()
+    eval: EvalStage = EvalStage()
+    lora: LoraParams = LoraParams()
+
+    def budgets(self) -> Budgets:
+        """The agent loop's budgets for every stage that runs it: collect, GRPO, evaluate."""
+        rollout = self.rollout
+        return Budgets(
+            max_turns=rollout.max_turns,
+            max_session_response_tokens=rollout.max_session_tokens,
+            max_turn_tokens=rollout.max_turn_tokens,
+            max_tool_chars=rollout.max_tool_chars,
+            condense_at_tokens=rollout.condense_at_tokens,
+            max_invalid=rollout.max_invalid,
+        )
+
+    @model_validator(mode="after")
+    def _shares(self) -> LoopConfig:
+        if self.grpo.max_steps and self.grpo.share <= self.sft.share:
+            raise ValueError("grpo.share must be above sft.share (both count from the start)")
+        return self
+
+
+def parse_loop_config(data: Any) -> LoopConfig:
+    if not isinstance(data, dict):
+        raise LoopError("the loop config must be a mapping of fields")
+    try:
+        return LoopConfig.model_validate(data)
+    except ValidationError as error:
+        problem = error.errors()[0]
+        where = ".".join(str(part) for part in problem["loc"])
+        message = str(problem["msg"]).removeprefix("Value error, ")
+        if problem["type"] == "extra_forbidden":
+            message = "unknown field"
+        raise LoopError(f"{where}: {message}" if where else message) from None
+
+
+def read_loop_config(directory: Path) -> LoopConfig | None:
+    import yaml
+
+    path = directory / CONFIG_FILE
+    if not path.is_file():
+        return None
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as error:
+        raise LoopError(f"{path}: not a loop config: {error}") from None
+    return parse_loop_config(data)
+
+
+def render_loop_config(config: LoopConfig) -> str:
+    import yaml
+
+    return str(yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False))
+
+
+def changed_fields(saved: LoopConfig, asked: LoopConfig) -> list[str]:
+    """The dotted fields where a resumed run's options differ from the saved config, besides
+    `minutes` (a longer budget is how a cut-short loop completes)."""
+    before = _flat(saved.model_dump(mode="json"))
+    after = _flat(asked.model_dump(mode="json"))
+    return sorted(
+        k for k in before.keys() | after.keys() if before.get(k) != after.get(k) and k != "minutes"
+    )
+
+
+def _flat(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            out.update(_flat(value, f"{name}."))
+        else:
+            out[name] = value
+    return out

@@ -1,0 +1,231 @@
+"""The loop's data stages: synthesize and split, gate, collect trajectories.
+
+Layout under the loop's directory:
+    tasks/accepted.jsonl   every task the funnel accepted (the /api/imports record + task_id)
+    tasks/split.json       task id -> "train" | "heldout", and each task's class (C1..C9)
+    gate/gate.json         who gated which tasks: "auto-accept-sound" records that no human looked
+    gate/accepted.txt      (human gate) the task ids an audit accepted, one per line
+    tasks/train.jsonl      gated train tasks (quest.training.tasks records)
+    tasks/heldout.jsonl    gated held-out tasks: no training stage ever reads this file
+    data/trajectories.jsonl, data/sft.jsonl, data/rl.jsonl
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from quest.loop.config import LoopConfig
+from quest.training.records import write_jsonl
+from quest.training.tasks import held_out, read_tasks
+
+Progress = Callable[[str], None]
+GATE_WAITING = (
+    "the human gate: write the task ids an audit accepted to {path}, one per line (the app's "
+    "Recipe page does this from its campaign), then run the loop again; or pass "
+    "--auto-accept-sound to accept every sound task with no human review"
+)
+
+
+class StageFailed(Exception):
+    """A stage that cannot produce its output; the message says why."""
+
+
+class GateWaiting(Exception):
+    """The human gate has no decisions yet."""
+
+
+def paths(directory: Path) -> dict[str, Path]:
+    return {
+        "accepted": directory / "tasks" / "accepted.jsonl",
+        "split": directory / "tasks" / "split.json",
+        "train": directory / "tasks" / "train.jsonl",
+        "heldout": directory / "tasks" / "heldout.jsonl",
+        "gate": directory / "gate" / "gate.json",
+        "decisions": directory / "gate" / "accepted.txt",
+        "trajectories": directory / "data" / "trajectories.jsonl",
+        "sft": directory / "data" / "sft.jsonl",
+        "rl": directory / "data" / "rl.jsonl",
+    }
+
+
+def synth_stage(directory: Path, config: LoopConfig, corpus: Path, say: Progress) -> dict[str, Any]:
+    """Knowledge-graph tasks through the funnel; every accepted one is sound (the funnel's
+    probes passed), and is split by a hash of its id, so the split never depends on the run."""
+    from quest.corpus.store import CorpusStore
+    from quest.rubric.distractors import TitleDistractors
+    from quest.search.encoder import MiniLMEncoder
+    from quest.synthesis.model import BatchSpec, SynthesisError
+    from quest.synthesis.runner import synthesize
+
+    where = paths(directory)
+    spec = BatchSpec(generator="kg", count=config.synth.tasks, seed=config.seed, baseline=False)
+    store = CorpusStore(corpus)
+    distractors = TitleDistractors((d.url, d.title, d.text) for d in store.documents())
+    accepted: list[dict[str, Any]] = []
+    rejected: Counter[str] = Counter()
+    try:
+        for candidate in synthesize(
+            spec, pages=store, distractors=distractors, encoder=MiniLMEncoder()
+        ):
+            if candidate.accepted:
+                record = dict(candidate.record)
+                record["task_id"] = f"s{config.seed}-{candidate.index:04d}"
+                accepted.append(record)
+            else:
+                rejected[candidate.rejected_at or "?"] += 1
+            if (candidate.index + 1) % 25 == 0 or candidate.index + 1 == spec.count:
+                say(
+                    f"synth: {candidate.index + 1}/{spec.count} proposals, {len(accepted)} accepted"
+                )
+    except SynthesisError as error:
+        raise StageFailed(f"synthesis: {error}") from None
+    if len(accepted) < 2:
+        raise StageFailed(f"synthesis accepted {len(accepted)} task(s); ask for more --tasks")
+    split = {
+        r["task_id"]: "heldout" if held_out(r["task_id"], config.synth.heldout_share) else "train"
+        for r in accepted
+    }
+    classes = {r["task_id"]: str(r.get("complexity", "")) for r in accepted}
+    write_jsonl(where["accepted"], accepted)
+    _write_json(where["split"], {"split": split, "classes": classes})
+    counts = Counter(split.values())
+    return {
+        "proposals": spec.count,
+        "accepted": len(accepted),
+        "rejected": dict(rejected),
+        "train": counts["train"],
+        "heldout": counts["heldout"],
+        "classes": dict(Counter(classes.values())),
+        "files": {"accepted": str(where["accepted"]), "split": str(where["split"])},
+    }
+
+
+def gate_stage(directory: Path, config: LoopConfig, say: Progress) -> dict[str, Any]:
+    """The training gate. `auto-accept-sound`: every task the funnel accepted (its probes found
+    the tree sound), recorded as accepted by no human. `human`: the ids in gate/accepted.txt;
+    without that file the loop waits."""
+    where = paths(directory)
+    records = {str(r["task_id"]): r for _, r in _jsonl(where["accepted"])}
+    split = json.loads(where["split"].read_text(encoding="utf-8"))["split"]
+    if config.gate == "auto-accept-sound":
+        accepted = set(records)
+        gate = {
+            "mode": "auto-accept-sound",
+            "human_reviewed": False,
+            "note": "every task the synthesis funnel found sound was accepted; no human looked",
+        }
+    else:
+        decisions = where["decisions"]
+        if not decisions.is_file():
+            raise GateWaiting(GATE_WAITING.format(path=decisions))
+        listed = {line.strip() for line in decisions.read_text(encoding="utf-8").splitlines()}
+        listed.discard("")
+        unknown = sorted(listed - set(records))
+        if unknown:
+            raise StageFailed(f"{decisions}: not tasks of this loop: {', '.join(unknown[:5])}")
+        accepted = listed
+        gate = {"mode": "human", "human_reviewed": True, "decisions": str(decisions)}
+    chosen = {name: [] for name in ("train", "heldout")}  # type: dict[str, list[dict[str, Any]]]
+    for task_id, record in records.items():
+        if task_id in accepted:
+            chosen[split[task_id]].append(_task_record(record))
+    for name in ("train", "heldout"):
+        write_jsonl(where[name], chosen[name])
+    gate.update(
+        accepted=len(accepted),
+        rejected=len(records) - len(accepted),
+        train=len(chosen["train"]),
+        heldout=len(chosen["heldout"]),
+    )
+    _write_json(where["gate"], gate)
+    say(f"gate ({gate['mode']}): {len(chosen['train'])} train, {len(chosen['heldout'])} held out")
+    if not chosen["train"] or not chosen["heldout"]:
+        raise StageFailed("the gate left no train or no held-out task; synthesize more tasks")
+    return {**gate, "files": {n: str(where[n]) for n in ("gate", "train", "heldout")}}
+
+
+def collect_stage(
+    directory: Path, config: LoopConfig, corpus: Path, say: Progress
+) -> dict[str, Any]:
+    """The scripted researcher on the train split (never the held-out one), every rollout
+    recorded; the SFT set keeps those at `collect.min_reward` or more. No hint retry: a hinted
+    rollout's searches carry words of the answer the recorded prompt does not, and SFT would
+    teach the model to know what it was never told. The RL set is every train task."""
+    from quest.agent.condenser import RuleCondenser
+    from quest.agent.scripted import ScriptedPolicy
+    from quest.corpus.store import CorpusStore
+    from quest.tools.offline import offline_toolbox
+    from quest.training.collect import collect
+    from quest.training.records import atomic_path
+    from quest.training.rl import build_rl, write_rl
+    from quest.training.rollouts import read_rollouts
+    from quest.training.sft import SFTBuilder
+
+    where = paths(directory)
+    tasks = read_tasks(where["train"])
+    store = CorpusStore(corpus)
+    where["trajectories"].parent.mkdir(parents=True, exist_ok=True)
+    done = [0]
+
+    def sink(handle: Any) -> Callable[[list[dict[str, Any]], bool], None]:
+        def write(records: list[dict[str, Any]], kept: bool) -> None:
+            handle.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+            done[0] += 1
+            if done[0] % 20 == 0:
+                say(f"collect: {done[0]} rollouts")
+
+        return write
+
+    with atomic_path(where["trajectories"]) as partial, partial.open("w", encoding="utf-8") as out:
+        report = collect(
+            tasks,
+            policy_factory=ScriptedPolicy,
+            condenser_factory=RuleCondenser,
+            toolbox=offline_toolbox(corpus),
+            budgets=config.budgets(),
+            store=store,
+            attempts=config.collect.attempts,
+            min_reward=config.collect.min_reward,
+            hint_retry=False,
+            on_rollout=sink(out),
+        )
+    builder = SFTBuilder(tasks=tasks, store=store, min_reward=config.collect.min_reward)
+    rollouts = read_rollouts(_jsonl(where["trajectories"]), source=str(where["trajectories"]))
+    rows = write_jsonl(where["sft"], builder.rows(rollouts))
+    rl = build_rl(tasks)
+    write_rl(where["rl"], rl.rows)
+    say(f"collect: {report.kept} of {report.rollouts} rollouts kept, {rows} SFT rows")
+    if rows == 0:
+        raise StageFailed(
+            f"no rollout reached the reward threshold {config.collect.min_reward} "
+            f"(mean reward {report.mean_reward}); lower collect.min_reward or add tasks"
+        )
+    return {
+        **report.to_json(),
+        "sft_rows": rows,
+        "rl_rows": len(rl.rows),
+        "files": {n: str(where[n]) for n in ("trajectories", "sft", "rl")},
+    }
+
+
+def _task_record(record: dict[str, Any]) -> dict[str, Any]:
+    keep = ("task_id", "question", "rubric", "type", "category")
+    return {key: record[key] for key in keep if key in record}
+
+
+def _jsonl(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
+    from quest.training.records import read_jsonl
+
+    return read_jsonl(path)
+
+
+def _write_json(path: Path, data: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.partial")
+    partial.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(partial, path)

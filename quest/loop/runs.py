@@ -1,0 +1,191 @@
+"""The loop's model stages: SFT, GRPO from the SFT model, and the evaluation of the base, SFT
+and GRPO models on the held-out tasks.
+
+Each training stage is a `python -m quest train` config (written to its run directory as
+config.yaml) run in this process. Its share of the budget is enforced with the run's own stop
+file: when the loop's active time reaches the share, a watcher writes it and the trainer stops
+at the end of its step with a checkpoint. Such a stage is `cut`; its model is its last
+checkpoint, and a later run of the loop with more minutes resumes it from there. A stage killed
+with the process resumes from its last checkpoint too.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from quest.loop.config import LoopConfig
+from quest.loop.data_stages import Progress, StageFailed, paths
+from quest.loop.state import Clock
+from quest.training.config import TrainConfig
+
+MODELS = ("base", "sft", "grpo")
+WATCH_SECONDS = 1.0
+
+
+def sft_config(directory: Path, config: LoopConfig) -> TrainConfig:
+    return TrainConfig(
+        kind="sft",
+        model=config.model,
+        dataset=[str(paths(directory)["sft"])],
+        output_dir=str(directory / "runs" / "sft"),
+        max_steps=config.sft.max_steps,
+        save_steps=5,
+        seed=config.seed,
+        sft=config.sft.params,
+        lora=config.lora,
+    )
+
+
+def grpo_config(directory: Path, config: LoopConfig, model: str, corpus: Path) -> TrainConfig:
+    return TrainConfig(
+        kind="grpo",
+        model=model,
+        dataset=[str(paths(directory)["rl"])],
+        corpus=str(corpus),
+        output_dir=str(directory / "runs" / "grpo"),
+        max_steps=max(1, config.grpo.max_steps),
+        save_steps=2,
+        seed=config.seed,
+        grpo=config.grpo.params,
+        rollout=config.rollout,
+        lora=config.lora,
+    )
+
+
+def train_stage(
+    train: TrainConfig, *, deadline_s: float, clock: Clock, say: Progress
+) -> dict[str, Any]:
+    """Run `train` until max_steps or the deadline (loop active seconds), resuming from its
+    last checkpoint. Returns the stage's outputs; `model` is the directory later stages load."""
+    from quest.training.trainers import FINAL_DIR, run_training
+
+    out = Path(train.output_dir)
+    final = out / FINAL_DIR
+    last = latest_checkpoint(out)
+    if final.is_dir() and (final / "config.json").is_file():
+        return _outputs(train, {"status": "finished"}, model=final)
+    if last is not None and _step(last) >= train.max_steps:
+        return _outputs(train, {"status": "finished"}, model=last)
+    if last is not None and clock.now() >= deadline_s:
+        say(f"{train.kind}: no time left in its share; using {last.name}")
+        return _outputs(train, {"status": "stopped"}, model=last)
+    if last is not None:
+        say(f"{train.kind}: resuming from {last.name}")
+        train = train.model_copy(update={"resume_from": str(last)})
+    stop = _deadline_watcher(train.stop_path, deadline_s, clock)
+    try:
+        summary = run_training(train)
+    finally:
+        stop()
+    if summary["status"] == "finished":
+        return _outputs(train, summary, model=Path(summary["final"]))
+    last = latest_checkpoint(out)
+    if last is None:
+        raise StageFailed(f"{train.kind}: stopped before its first checkpoint")
+    return _outputs(train, summary, model=last)
+
+
+def _outputs(train: TrainConfig, summary: dict[str, Any], *, model: Path) -> dict[str, Any]:
+    out = Path(train.output_dir)
+    return {
+        "status": summary["status"],
+        "steps": _step(model) if model.name.startswith("checkpoint-") else train.max_steps,
+        "max_steps": train.max_steps,
+        "model": str(model),
+        "files": {
+            "config": str(out / "config.yaml"),
+            "metrics": str(out / "metrics.jsonl"),
+            "run": str(out),
+        },
+    }
+
+
+def latest_checkpoint(out: Path) -> Path | None:
+    found = [p for p in out.glob("checkpoint-*") if (p / "trainer_state.json").is_file()]
+    return max(found, key=_step) if found else None
+
+
+def _step(checkpoint: Path) -> int:
+    try:
+        return int(checkpoint.name.rsplit("-", 1)[1])
+    except (IndexError, ValueError):
+        return -1
+
+
+def _deadline_watcher(stop_file: Path, deadline_s: float, clock: Clock) -> Callable[[], None]:
+    """Writes the run's stop file once the loop's active time reaches the deadline; returns
+    the function that ends the watcher."""
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.wait(WATCH_SECONDS):
+            if clock.now() >= deadline_s:
+                stop_file.parent.mkdir(parents=True, exist_ok=True)
+                stop_file.write_text("the loop's budget share for this stage is spent\n")
+                return
+
+    thread = threading.Thread(target=watch, name="loop-deadline", daemon=True)
+    thread.start()
+
+    def stop() -> None:
+        done.set()
+        thread.join()
+
+    return stop
+
+
+def evaluate_stage(
+    directory: Path,
+    config: LoopConfig,
+    corpus: Path,
+    models: dict[str, str],
+    outputs: dict[str, Any],
+    save: Callable[[dict[str, Any]], None],
+    say: Progress,
+) -> dict[str, Any]:
+    """Each model in `models` (name -> what load_model reads) on the same held-out tasks with
+    the same budgets; a model already evaluated by an earlier run of the loop is kept."""
+    from quest.corpus.store import CorpusStore
+    from quest.tools.offline import offline_toolbox
+    from quest.training.batch_eval import evaluate_model
+    from quest.training.evaluate import summarize
+    from quest.training.tasks import read_tasks
+
+    tasks = read_tasks(paths(directory)["heldout"])[: config.eval.tasks]
+    if not tasks:
+        raise StageFailed("no held-out task to evaluate on")
+    folder = directory / "eval"
+    folder.mkdir(parents=True, exist_ok=True)
+    toolbox, store = offline_toolbox(corpus), CorpusStore(corpus)
+    budgets = config.budgets()
+    done = dict(outputs.get("models", {}))
+    for name, model in models.items():
+        if name in done and done[name].get("model") == model:
+            continue
+
+        def shown(index: int, score: Any, name: str = name) -> None:
+            reward = "dropped" if score.reward is None else f"{score.reward:.3f}"
+            say(f"eval {name}: task {score.task_id} reward {reward} ({score.status})")
+
+        say(f"eval {name}: {model} on {len(tasks)} held-out tasks")
+        scores = evaluate_model(
+            tasks,
+            model,
+            toolbox=toolbox,
+            budgets=budgets,
+            store=store,
+            temperature=config.eval.temperature,
+            batch=config.eval.batch,
+            on_task=shown,
+            seed=config.seed,
+        )
+        file = folder / f"{name}.json"
+        report = {"model": model, **summarize(scores), "scores": [s.to_dict() for s in scores]}
+        file.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        done[name] = {"model": model, "file": str(file), "mean": report["mean"], "n": report["n"]}
+        save({"models": done})
+    return {"models": done, "tasks": len(tasks)}

@@ -1,0 +1,98 @@
+"""The miniature recipe loop end to end through `python -m quest loop`: every stage runs, the
+report holds what issue 15 asks for, and no training stage ever reads a held-out task."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from loop_helpers import run_loop_cli, state, task_ids, write_config
+
+from quest.loop.state import STAGES
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory: pytest.TempPathFactory, loop_corpus: Path) -> Path:
+    folder = tmp_path_factory.mktemp("loop")
+    config = write_config(folder / "mini.yaml")
+    out = folder / "run"
+    done = run_loop_cli(out, loop_corpus, "--config", str(config))
+    assert done.returncode == 0, done.stderr[-3000:]
+    return out
+
+
+def test_every_stage_is_done_once(finished: Path) -> None:
+    stages = state(finished)["stages"]
+    assert list(stages) == list(STAGES)
+    for name in STAGES[:-1]:
+        assert stages[name]["status"] == "done", (name, stages[name]["note"])
+        assert stages[name]["runs"] == 1
+
+
+def test_the_report_has_each_model_and_the_difference(finished: Path) -> None:
+    report = json.loads((finished / "report.json").read_text(encoding="utf-8"))
+    assert set(report["models"]) == {"base", "sft", "grpo"}
+    for model in report["models"].values():
+        assert model["n"] == 3
+        assert 0.0 <= model["mean"] <= 1.0
+        low, high = model["ci95"]
+        assert low <= model["mean"] <= high
+        for key in ("answer_rate", "valid_turn_rate", "citation_validity"):
+            assert key in model
+    difference = report["difference"]
+    assert difference["against"] == "base" and difference["model"] in {"sft", "grpo"}
+    assert difference["n"] == 3 and len(difference["ci95"]) == 2
+    assert report["bar_met"] == (difference["ci95"][0] > 0)
+    assert report["config"]["model"] == "tiny"
+    assert report["stages"]["gate"]["outputs"]["human_reviewed"] is False
+    markdown = (finished / "report.md").read_text(encoding="utf-8")
+    assert "| base (`tiny`) | 3 |" in markdown and "```yaml" in markdown
+    page = (finished / "report.html").read_text(encoding="utf-8")
+    assert "Training curves" in page and "Held-out reward per task" in page
+    assert "cdn." not in page and "https://cdn" not in page  # plotly inlined: opens offline
+
+
+def test_the_models_are_the_runs_outputs(finished: Path) -> None:
+    stages = state(finished)["stages"]
+    sft, grpo = stages["sft"]["outputs"], stages["grpo"]["outputs"]
+    assert Path(sft["model"]) == finished / "runs" / "sft" / "final"
+    assert Path(grpo["model"]) == finished / "runs" / "grpo" / "final"
+    grpo_config = (finished / "runs" / "grpo" / "config.yaml").read_text(encoding="utf-8")
+    assert f"model: {sft['model']}" in grpo_config  # GRPO starts from the SFT model
+    evaluated = stages["evaluate"]["outputs"]["models"]
+    assert {name: item["model"] for name, item in evaluated.items()} == {
+        "base": "tiny",
+        "sft": sft["model"],
+        "grpo": grpo["model"],
+    }
+
+
+def test_no_training_stage_reads_a_held_out_task(finished: Path) -> None:
+    held_out = task_ids(finished / "tasks" / "heldout.jsonl")
+    train = task_ids(finished / "tasks" / "train.jsonl")
+    assert held_out and train and not held_out & train
+    for data in ("trajectories.jsonl", "sft.jsonl"):
+        assert task_ids(finished / "data" / data) <= train
+    rl_questions = [
+        json.loads(line)["prompt"][-1]["content"]
+        for line in (finished / "data" / "rl.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
+    questions = {
+        json.loads(line)["question"]
+        for line in (finished / "tasks" / "heldout.jsonl").read_text().splitlines()
+    }
+    assert not any(q in prompt for q in questions for prompt in rl_questions)
+    evaluated = json.loads((finished / "eval" / "base.json").read_text(encoding="utf-8"))
+    assert {score["task_id"] for score in evaluated["scores"]} <= held_out
+
+
+def test_a_finished_loop_run_again_does_nothing_again(finished: Path, loop_corpus: Path) -> None:
+    before = state(finished)["stages"]
+    again = run_loop_cli(finished, loop_corpus)
+    assert again.returncode == 0, again.stderr[-2000:]
+    after = state(finished)["stages"]
+    for name in STAGES[:-1]:
+        assert after[name]["runs"] == before[name]["runs"] == 1
