@@ -122,7 +122,9 @@ def report(outcomes: list[Outcome], verbose: bool) -> None:
             policy = _share([o.right for o in chosen])
             baseline = _share([o.baseline_right for o in chosen])
             ratio = f"{policy / baseline:.2f}x" if baseline else "  n/a"
-            print(f"{split:<5} {kind:<11} {len(chosen):>3} {policy:>7.1%} {baseline:>8.1%} {ratio:>6}")
+            print(
+                f"{split:<5} {kind:<11} {len(chosen):>3} {policy:>7.1%} {baseline:>8.1%} {ratio:>6}"
+            )
     turns = statistics.median(o.turns for o in outcomes)
     seconds = statistics.median(o.seconds for o in outcomes)
     print(f"median per question: {turns:g} turns, {seconds:.2f} s")

@@ -59,12 +59,15 @@ SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 NUMBER_WORDS = {
     word: index + 1
     for index, word in enumerate(
-        "one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-        "fifteen sixteen seventeen eighteen nineteen twenty".split()
+        (
+            *("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"),
+            *("eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen"),
+            *("eighteen", "nineteen", "twenty"),
+        )
     )
 }
 _CITATION = re.compile(r"\s*\[\d+\]")
-_TOKEN = re.compile(r"[\w'’]+|[/,&]")
+_TOKEN = re.compile(r"[\w'\u2019]+|[/,&]")
 _NUMBER = re.compile(
     r"(?<![\w.])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?:\s+(thousand|million|billion))?"
     r"|\b(" + "|".join(NUMBER_WORDS) + r")\b"
@@ -104,7 +107,7 @@ def is_correct(gold: Gold, line: str, question: str = "") -> bool:
 def fold(text: str) -> str:
     decomposed = unicodedata.normalize("NFKD", text)
     bare = "".join(c for c in decomposed if not unicodedata.combining(c))
-    return " ".join(bare.casefold().replace("’", "'").split())
+    return " ".join(bare.casefold().replace("\u2019", "'").split())
 
 
 def mentions(line: str, names: Sequence[str]) -> list[tuple[int, int]]:

@@ -101,19 +101,13 @@ class ScriptedPolicy:
         return ""
 
     def _research(self, notebook: Notebook) -> str:
-        """The next tool call, most telling first: the page about a candidate answer, a
-        search that tests one, the best unread result, then the planned searches."""
+        """The next tool call, most telling first: the pages about what the question names
+        (research.focus), the page about a candidate answer, a search that tests one, the best
+        unread result, then the planned searches."""
         limits = self.limits
-        focus = research_focus(notebook.question.text, notebook.said)
-        pages = _focus_pages(notebook)
-        if pages:
-            return _visit_pages(notebook, pages, focus.question)
-        others = [url for name in focus.more if (url := notebook.other_page_about(name))]
-        if others:
-            return _visit_pages(notebook, others[:PAGES_PER_VISIT], focus.question)
-        searches = _focus_searches(notebook, focus)
-        if searches:
-            return _search(notebook, searches[: limits.queries_per_search])
+        focused = self._focus_step(notebook)
+        if focused:
+            return focused
         page = notebook.next_answer_page(limits.min_sources)
         if page is not None:
             return _visit(notebook, page, "the page about a candidate answer")
@@ -125,6 +119,21 @@ class ScriptedPolicy:
             return _visit(notebook, candidate, "the best unread result")
         queries = notebook.next_queries(limits.queries_per_search)
         return _search(notebook, queries) if queries else ""
+
+    def _focus_step(self, notebook: Notebook) -> str:
+        """Read the pages about what the question (or its bridge) names, then the other pages
+        a figure or a statement is still lacking from, found by search if need be."""
+        focus = research_focus(notebook.question.text, notebook.said)
+        pages = _focus_pages(notebook)
+        if pages:
+            return _visit_pages(notebook, pages, focus.question)
+        others = [url for name in focus.more if (url := notebook.other_page_about(name))]
+        if others:
+            return _visit_pages(notebook, others[:PAGES_PER_VISIT], focus.question)
+        searches = _focus_searches(notebook, focus)
+        if searches:
+            return _search(notebook, searches[: self.limits.queries_per_search])
+        return ""
 
 
 def _plan_answers(notebook: Notebook) -> str:

@@ -163,7 +163,9 @@ def _figure(comparison: Comparison, option: str, said: Sequence[Said]) -> Figure
         if not own and not _fold(item.text).startswith(_fold(option)):
             continue  # a figure elsewhere may be another thing's: "China ... after India"
         for figure in _figures(comparison, item, cues):
-            scored = Figure(figure.value, figure.text, figure.url, figure.score * (OWN_PAGE if own else 1.0))
+            scored = Figure(
+                figure.value, figure.text, figure.url, figure.score * (OWN_PAGE if own else 1.0)
+            )
             if best is None or scored.score > best.score:
                 best = scored
     return best
@@ -208,7 +210,9 @@ def _years(comparison: Comparison, item: Said, words: list[str], cue_at: list[in
     for match in _YEAR.finditer(item.text):
         at = len(_WORD.findall(item.text[: match.start()]))
         distance = min(abs(at - i) for i in cue_at)
-        found.append(Figure(float(match.group(1)), match.group(1), item.url, 1.0 / (1.0 + distance / 4)))
+        found.append(
+            Figure(float(match.group(1)), match.group(1), item.url, 1.0 / (1.0 + distance / 4))
+        )
     return found
 
 

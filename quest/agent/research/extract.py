@@ -22,13 +22,13 @@ from quest.agent.research.shape import ATTRIBUTES, NUMBER, PERSON, PLACE, YEAR, 
 TYPE_BONUS = 1.0
 PROXIMITY = 6.0  # words: a candidate this far from the question's words counts half
 TYPE_WINDOW = 4
-OWN_PAGE = 2.0
-LEAD = 1.5
-BRACKETED = 0.5
-NAMED, DEFINED = 2, 3  # typed by the words beside it ("the river Seine"), by its own page  # a page's first sentence says what matters most about its subject
+OWN_PAGE = 2.0  # a sentence on the page about what the question names
+LEAD = 1.5  # a page's first sentence says what matters most about its subject
+BRACKETED = 0.5  # "7,088 km (4,404 mi)": the bracketed amount converts the other
+NAMED, DEFINED = 2, 3  # typed by the words beside it ("the river Seine"), by its own page
 UNSTATED = 0.25  # a sentence about what the question names, stating none of what it asks
 MAX_CLAIM_NUMBERS = 3
-_WORD = re.compile(r"[^\W_][\w'’-]*")
+_WORD = re.compile(r"[^\W_][\w'\u2019-]*")
 _AMOUNT = re.compile(
     r"(?<![\w.,])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
     r"(?:\s*(million|billion|thousand)\b)?"
@@ -36,22 +36,27 @@ _AMOUNT = re.compile(
     r"|metres|meters|m|ft|feet|kg|°C|°F|AU|km/s|m/s|people|inhabitants)(?![\w]))?"
 )
 _YEAR = re.compile(
-    r"(?:(?<![\w.,])(1\d{3}|20\d{2})|(?<=AD )(\d{2,4})|(?<=in )(\d{3})|(\d{2,4})(?= (?:AD|BC|CE)\b))"
-    r"(?![\w%]|,\d|\.\d|\s*(?:km|m|ft|metres|people)\b)"
+    r"(?:(?<![\w.,])(1\d{3}|20\d{2})|(?<=AD )(\d{2,4})|(?<=in )(\d{3})"
+    r"|(\d{2,4})(?= (?:AD|BC|CE)\b))(?![\w%]|,\d|\.\d|\s*(?:km|m|ft|metres|people)\b)"
 )
 _PERSONAL = re.compile(r"^(He|She|They)\s+(?=[a-z])|^(His|Her|Their)\s+(?=[a-z])")
-_MONTHS = (
-    "January|February|March|April|May|June|July|August|September|October|November|December"
-)
+_MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
 _MONTH_AFTER = re.compile(rf"\s+(?:{_MONTHS})\b")
 _MONTH_BEFORE = re.compile(rf"\b(?:{_MONTHS})\s+$")
 _CHUNK = re.compile(r"[^,;:()\[\]\"“”]+")
 _ORDINARY = re.compile(r"(?:ed|ing|ly)$|^(?:In|On|At|By|For|With|From|After|Before|During)$")
 _LEADING_THE = re.compile(r"^(?:The|A|An)\s+")
 UNIT_NAMES = {
-    "m": "metres", "meters": "metres", "metre": "metres", "km": "kilometres",
-    "kilometers": "kilometres", "mi": "miles", "ft": "feet", "foot": "feet",
-    "km2": "square kilometres", "km²": "square kilometres",
+    "m": "metres",
+    "meters": "metres",
+    "metre": "metres",
+    "km": "kilometres",
+    "kilometers": "kilometres",
+    "mi": "miles",
+    "ft": "feet",
+    "foot": "feet",
+    "km2": "square kilometres",
+    "km²": "square kilometres",
 }
 CALENDAR = frozenset(
     {"january", "february", "march", "april", "may", "june", "july", "august", "september"}
@@ -60,7 +65,7 @@ CALENDAR = frozenset(
 NUMBER_WORDS = {
     word: str(index + 1)
     for index, word in enumerate(
-        "one two three four five six seven eight nine ten eleven twelve".split()
+        ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
     )
 }
 _NUMBER_WORD = re.compile(r"\b(" + "|".join(NUMBER_WORDS) + r")\b", re.IGNORECASE)
@@ -211,10 +216,9 @@ def _candidates(asked: Question, shape: Shape, item: Said) -> list[tuple[str, in
         if name.replace(",", "").replace(".", "").isdigit():
             continue
         found.append((name, _position(item.text, offset)))
-    subject = item.subject
-    if subject and subject.casefold() in item.text.casefold():
-        if not set(key_terms(subject)) <= known:
-            found.append((subject, _position(item.text, item.text.casefold().find(subject.casefold()))))
+    subject, folded = item.subject, item.text.casefold()
+    if subject and subject.casefold() in folded and not set(key_terms(subject)) <= known:
+        found.append((subject, _position(item.text, folded.find(subject.casefold()))))
     return found
 
 
@@ -239,7 +243,10 @@ def _amounts(asked: Question, text: str) -> list[tuple[str, int]]:
         bare = not scale and not unit and "," not in value
         if value.replace(",", "") in asked.numbers or (bare and _YEAR.fullmatch(value)):
             continue
-        if text[match.end() : match.end() + 1] == "%" or text[match.end() : match.end() + 2] == " %":
+        if (
+            text[match.end() : match.end() + 1] == "%"
+            or text[match.end() : match.end() + 2] == " %"
+        ):
             continue
         if _MONTH_AFTER.match(text, match.end()) or _MONTH_BEFORE.search(text[: match.start()]):
             continue  # "26 June 1945": a day of a date
@@ -297,7 +304,7 @@ def _bracketed(text: str, at: int) -> bool:
 
 def _unit(amount: str) -> str:
     """The unit of an amount, in the words a question would use ("km" -> "kilometres")."""
-    last = amount.split()[-1].casefold() if amount.split() else ""
+    last = amount.rsplit(maxsplit=1)[-1].casefold() if amount.split() else ""
     found = re.sub(r"^[\d.,]+", "", last)
     return UNIT_NAMES.get(found, found)
 

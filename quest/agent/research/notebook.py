@@ -46,10 +46,10 @@ NOTE_CHARS = 240
 _SENTENCE_END = re.compile(
     r"(?<=[.!?])(?<!\s[A-Z]\.)(?<!Mr\.)(?<!Dr\.)(?<!St\.)(?<!Mt\.)(?<!vs\.)\s+(?=[\"'(\[]?[A-Z0-9])"
 )
-MAX_VALUES_PER_ATTRIBUTE = 20
+MAX_VALUES_PER_ATTRIBUTE = 20  # enough to see a clash; keeps each check O(1)
 _LABEL_FREE = re.compile(r"\s*\([^()]*\)\s*$")
-MIN_RECORD_TITLES = 1
-GAZETTEERS = frozenset({"GeoNames"})  # record pages: a place's figures, not its description  # enough to see a clash; keeps each check O(1)
+MIN_RECORD_TITLES = 1  # a qualifier seen once in a result title may name a family of records
+GAZETTEERS = frozenset({"GeoNames"})  # record pages: a place's figures, not its description
 
 
 @dataclass(frozen=True)

@@ -30,14 +30,12 @@ def write_report(
     facts = _ranked(asked, state.trusted)[:MAX_FINDINGS]
     numbers: dict[str, int] = {}
     lines = [f"_Partial report: {partial_reason}_", ""] if partial_reason else []
-    if direct is not None:
-        lines.append(f"**Answer:** {_cite(direct.line, direct.urls, numbers)}")
+    if direct is not None or facts:
+        stated = _cite(direct.line, direct.urls, numbers) if direct is not None else ""
+        stated = stated or _direct(asked, state.trusted, titles or {}, numbers)
+        lines.append(f"**Answer:** {stated or _cited(facts[0], numbers)}")
         if facts:
             lines += ["", "## Findings", *(f"- {_cited(fact, numbers)}" for fact in facts)]
-    elif facts:
-        direct = _direct(asked, state.trusted, titles or {}, numbers)
-        lines.append(f"**Answer:** {direct or _cited(facts[0], numbers)}")
-        lines += ["", "## Findings", *(f"- {_cited(fact, numbers)}" for fact in facts)]
     else:
         lines += _unanswered(state)
     if numbers:

@@ -10,6 +10,7 @@ measured attributes. None of them is about a particular subject.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from functools import cached_property
@@ -74,8 +75,13 @@ MEASURE_NOUNS = frozenset(
     | {"mass", "temperature", "distance", "radius", "width", "weight", "age"}
 )
 UNIT_WORDS = {
-    "metres": "metres", "meters": "metres", "kilometres": "kilometres", "kilometers": "kilometres",
-    "km": "kilometres", "miles": "miles", "feet": "feet",
+    "metres": "metres",
+    "meters": "metres",
+    "kilometres": "kilometres",
+    "kilometers": "kilometres",
+    "km": "kilometres",
+    "miles": "miles",
+    "feet": "feet",
 }
 HOW_WORDS = frozenset({"many", "much", "long", "tall", "high", "deep", "big", "far", "old"})
 PLACE_NOUNS = frozenset({"country", "city", "continent", "town", "region", "state", "island"})
@@ -148,7 +154,7 @@ class Shape:
             return PERSON
         if "when" in words[:2] or {"year", "century"} & set(words[:4]):
             return YEAR
-        asks_how = any(a == "how" and b in HOW_WORDS for a, b in zip(words, words[1:]))
+        asks_how = any(a == "how" and b in HOW_WORDS for a, b in itertools.pairwise(words))
         if asks_how or (self.measure and words[:1] == ["what"]):
             return NUMBER
         if "where" in words[:2] or PLACE_NOUNS & self.type_words:
@@ -163,9 +169,7 @@ class Shape:
         options = _options(self.text)
         if options is None:
             return None
-        attribute = next(
-            (name for name, (asks, _) in ATTRIBUTES.items() if asks & words), ""
-        )
+        attribute = next((name for name, (asks, _) in ATTRIBUTES.items() if asks & words), "")
         if attribute in {"born", "died"} or words & (EARLIER | LATER):
             larger = bool(words & LATER) and not words & EARLIER
         else:
@@ -209,7 +213,9 @@ def _identity(before: list[str], link: str, noun: str) -> bool:
 def _verb_like(word: str) -> bool:
     """A third-person verb or a past form: "flows", "separates", "painted"."""
     lower = word.casefold()
-    return word.islower() and (lower.endswith("ed") or (lower.endswith("s") and not lower.endswith("ss")))
+    return word.islower() and (
+        lower.endswith("ed") or (lower.endswith("s") and not lower.endswith("ss"))
+    )
 
 
 def _options(text: str) -> tuple[str, str] | None:
@@ -242,12 +248,16 @@ def _bridge_question(noun: str, link: str, rest: str) -> str:
     country has the capital Lima?"; "painter", "of", "the Mona Lisa" -> "Who is the painter of
     the Mona Lisa?"."""
     rest = rest.rstrip("?. ")
-    noun = noun.split()[-1] if link != "in" else noun
+    noun = noun.rsplit(maxsplit=1)[-1] if link != "in" else noun
     if link in {"of", "in"}:
         return f"What is the {noun} {link} {rest}?"
     if link == "whose":
         owned, _, value = re.sub(r" was ", " is ", rest).partition(" is ")
-        return f"Which {noun} has {value or rest} as its {owned}?" if value else f"Which {noun} has {rest}?"
+        return (
+            f"Which {noun} has {value or rest} as its {owned}?"
+            if value
+            else f"Which {noun} has {rest}?"
+        )
     if link in {"where", "in which", "through which"}:
         return f"In which {noun} {rest}?"
     return f"Which {noun} {rest}?"

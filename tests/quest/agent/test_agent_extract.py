@@ -201,5 +201,7 @@ def test_the_researcher_names_the_larger_option_of_a_comparison(small_world: Too
 
 
 def test_the_researcher_resolves_the_bridge_of_a_two_hop_question(small_world: Toolbox) -> None:
-    line = _answer_line("What is the capital of the country where the Taj Mahal stands?", small_world)
+    line = _answer_line(
+        "What is the capital of the country where the Taj Mahal stands?", small_world
+    )
     assert line.startswith("**Answer:** New Delhi")

@@ -36,7 +36,9 @@ def test_a_line_too_long_to_be_an_answer_is_wrong_even_if_it_names_the_gold() ->
 
 
 def test_a_comparison_must_name_the_winner_first_and_pick_it() -> None:
-    assert is_correct(KENYA, "Kenya: population 54.2 million, larger than Peru (32 million).", LARGER)
+    assert is_correct(
+        KENYA, "Kenya: population 54.2 million, larger than Peru (32 million).", LARGER
+    )
     assert is_correct(KENYA, "Kenya has more people than Peru.", LARGER)
     assert not is_correct(KENYA, "Peru has fewer people than Kenya.", LARGER)
     assert not is_correct(KENYA, "Peru: population 32 million, larger than Kenya.", LARGER)
