@@ -4,6 +4,8 @@ While the agent works, the trusted facts of each condensed state are scored as i
 answer (deterministic checks only: judging every state would cost an LLM call per leaf); the
 final answer is scored at the end, with the judge when one is configured, and the RL reward.
 Only nodes whose status or score changed are sent, so a 300-node tree does not flood viewers.
+A node that a check which could not run (no judge, a judge error) leaves open is sent as
+undecided, with its score bracket, as the task page shows it: never as a failed 0.
 """
 
 from __future__ import annotations
@@ -12,13 +14,14 @@ from typing import Any
 
 from apps.rubrics.evaluation import TryResult, answer_evaluate
 from apps.rubrics.models import Task
+from apps.rubrics.tree_view import tree_rows
 
 
 class TaskScorer:
     def __init__(self, task: Task, judge: Any = None) -> None:
         self.task = task
         self.judge = judge
-        self.shown: dict[str, tuple[str, float]] = {}
+        self.shown: dict[str, dict[str, Any]] = {}
 
     def on_state(self, state: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
         info = state.get("information_state") or {}
@@ -35,11 +38,10 @@ class TaskScorer:
 
     def _events(self, result: TryResult, *, final: bool) -> list[tuple[str, dict[str, Any]]]:
         changed: dict[str, dict[str, Any]] = {}
-        for node_id, entry in result.node_results.items():
-            seen = (str(entry["status"]), round(float(entry["score"]), 4))
-            if self.shown.get(node_id) != seen:
-                self.shown[node_id] = seen
-                changed[node_id] = {"status": seen[0], "score": seen[1]}
+        for node_id, shown in _shown_nodes(result).items():
+            if self.shown.get(node_id) != shown:
+                self.shown[node_id] = shown
+                changed[node_id] = dict(shown)
         report = result.report
         score: dict[str, Any] = {
             "root_score": report.root_score,
@@ -57,3 +59,20 @@ class TaskScorer:
             events.append(("verdict", {"nodes": changed, "final": final}))
         events.append(("score", score))
         return events
+
+
+def _shown_nodes(result: TryResult) -> dict[str, dict[str, Any]]:
+    """What the page draws of each scored node: its status and score, and for a node left open
+    by an undecided check `undecided` and, on a node with a bracket, its `upper` bound. The
+    task page's rule (tree_view.Row.state) decides which nodes are undecided."""
+    nodes: dict[str, dict[str, Any]] = {}
+    for row in tree_rows(result.tree, result.node_results):
+        if row.result is None:
+            continue
+        shown = {"status": str(row.result["status"]), "score": round(float(row.result["score"]), 4)}
+        if row.state == "undecided":
+            shown["undecided"] = True
+            if "upper" in row.result:
+                shown["upper"] = round(float(row.result["upper"]), 4)
+        nodes[str(row.node["id"])] = shown
+    return nodes

@@ -162,38 +162,76 @@
     return text.length > n ? text.slice(0, n - 1).trimEnd() + "…" : text;
   }
 
+  // A node that a check which could not run leaves open (`undecided`, with its bracket on an
+  // internal node) reads "undecided lo–hi" in grey, as on the task page: never a failed 0.
+  const fixed = (x, n) => Number(x).toFixed(n);
+  const bracket = (lo, hi, n) => "undecided " + fixed(lo, n) + "\u2013" + fixed(hi, n);
+
+  function badgeText(result, isScore) {
+    if (!isScore) return result.undecided ? "undecided" : result.status;
+    if (result.undecided && result.upper !== undefined) return bracket(result.score, result.upper, 2);
+    return fixed(result.score, 2);
+  }
+
+  function badgeTitle(result, isScore) {
+    if (!result.undecided) return "";
+    if (isScore) return "some checks below could not decide: the score lies between these bounds";
+    return "the check could not decide (" + result.status + "): it counts neither as passed nor as failed";
+  }
+
   function renderVerdict(payload) {
     for (const [id, result] of Object.entries(payload.nodes || {})) {
       const node = root.querySelector('[data-node="' + CSS.escape(id) + '"]');
       if (!node) continue;
-      node.className = node.className.replace(/\bst-\S+/g, "").trim() + " st-" + result.status;
+      const state = result.undecided ? "undecided" : result.status;
+      node.className = node.className.replace(/\bst-\S+/g, "").trim() + " st-" + state;
       let badge = node.querySelector(":scope > .line .verdict, :scope > details > summary .score");
       if (!badge) {
         const line = node.querySelector(":scope > .line, :scope > details > summary");
         badge = el("span", line && line.tagName === "SUMMARY" ? "score" : "verdict");
         if (line) line.prepend(badge);
       }
-      badge.textContent = badge.classList.contains("score") ? Number(result.score).toFixed(2) : result.status;
+      const isScore = badge.classList.contains("score");
+      badge.textContent = badgeText(result, isScore);
+      const title = badgeTitle(result, isScore);
+      if (title) badge.title = title;
+      else badge.removeAttribute("title");
     }
   }
 
   function renderScore(payload) {
     const line = $("[data-testid=score]");
     if (!line) return;
-    const bounds = payload.complete ? "" : " (undecided leaves: " + payload.lower.toFixed(2) + "–" + payload.upper.toFixed(2) + ")";
-    line.textContent = (payload.final ? "final " : "so far ") + Number(payload.root_score).toFixed(2) + bounds;
+    const open = !payload.complete && payload.lower !== payload.upper;
+    line.classList.toggle("undecided-value", open);
+    line.classList.toggle("nowrap", open); // "0.50–1.00" kept on one line at 390 px
+    line.title = open ? "some checks could not decide: the score lies between these bounds" : "";
+    const score = open ? bracket(payload.lower, payload.upper, 2) : fixed(payload.root_score, 2);
+    line.textContent = (payload.final ? "final " : "so far ") + score;
     if (payload.reward) renderReward(payload.reward);
   }
 
   // The RL reward as its formula with the numbers in (QUEST-SPEC §2): R = 0.75·base + 0.25·v·base,
-  // v the share of citations that hold; a dropped task says why instead.
+  // v the share of citations that hold. A verifier that could not decide gives no reward: the
+  // box says "undecided" with the score's bracket, as the task page does, never a 0.
   function renderReward(r) {
     const box = $("[data-testid=reward]");
     box.hidden = false;
-    const f = (x) => Number(x).toFixed(3);
-    box.replaceChildren(el("strong", null, "Reward"));
+    const f = (x) => fixed(x, 3);
+    const heading = el("strong", null, "Reward");
+    box.replaceChildren(heading);
     if (r.dropped || r.reward === undefined || r.reward === null) {
-      box.append(el("div", null, "dropped: the verifier could not decide this answer" + (r.reason ? " (" + r.reason + ")" : "")));
+      const value = el("span", "undecided-value", "undecided");
+      value.dataset.testid = "reward-undecided";
+      heading.append(" ", value);
+      if (r.root_score_lower !== undefined && r.root_score_upper !== undefined) {
+        const base = el("div", null, "rubric score (base): ");
+        base.append(el("span", "undecided-value", "undecided"),
+          ": between " + f(r.root_score_lower) + " and " + f(r.root_score_upper));
+        box.append(base);
+      }
+      box.append(el("div", "undecided-note", "The verifier could not decide" + (r.reason ? ": " + r.reason : "") +
+        ". A task like this is dropped from training, not scored 0."));
       return;
     }
     const base = Number(r.base), clipped = Math.min(1, Math.max(0, base)), v = Number(r.valid_rate || 0);
@@ -309,7 +347,7 @@
       node.querySelectorAll(":scope > .line .verdict, :scope > details > summary .score").forEach((b) => b.remove());
     });
     const score = $("[data-testid=score]");
-    if (score) score.textContent = "";
+    if (score) { score.textContent = ""; score.classList.remove("undecided-value", "nowrap"); score.title = ""; }
     const reward = $("[data-testid=reward]");
     if (reward) reward.hidden = true;
   }

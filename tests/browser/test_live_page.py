@@ -16,7 +16,7 @@ from apps.live.broadcast import event_append, progress_send
 from apps.live.models import Session
 from apps.rubrics.services import task_create
 from tests.live.conftest import session_cookie
-from tests.rubrics.conftest import small_tree
+from tests.rubrics.conftest import judged_tree, small_tree
 
 pytestmark = pytest.mark.django_db(transaction=True)
 CANBERRA = "https://en.wikipedia.org/wiki/Canberra"
@@ -115,6 +115,54 @@ def test_a_viewer_watches_events_arrive_and_replays_the_finished_session(
     assert "st-pass" not in page.locator("li.leaf[data-node=capital]").get_attribute("class")
     scrubber.fill(scrubber.get_attribute("max"))
     assert page.locator("[data-testid=timeline] li").count() == events
+
+
+def _judge_only_session(owner: Any) -> Session:
+    tree = judged_tree()
+    tree["root"]["children"] = tree["root"]["children"][2:]
+    task = task_create(user=owner, record={"question": "Capital?", "rubric": tree})
+    return Session.objects.create(owner=owner, question="Capital?", task=task, status="running")
+
+
+def test_a_judge_leaf_without_a_judge_shows_as_undecided_not_as_a_red_zero(
+    asgi_server: str, page: Any, make_user: Callable[..., Any], settings: Any
+) -> None:
+    from apps.live.scoring import TaskScorer
+
+    settings.LLM_JUDGE_MODEL = ""
+    owner = make_user("admin")
+    session = _judge_only_session(owner)
+    errors = _errors(page)
+    _open(page, asgi_server, owner, session)
+    # The events the runner sends when it scores the final answer without a judge.
+    events, _ = TaskScorer(session.task).final("Canberra is the capital.")
+    for kind, payload in events:
+        _emit(session, kind, **payload)
+    reward = page.locator("[data-testid=reward]")
+    reward.locator("[data-testid=reward-undecided]").wait_for()
+
+    root = page.locator("li.node[data-node=root]")
+    assert "st-undecided" in root.get_attribute("class")
+    score = root.locator(":scope > details > summary .score")
+    assert score.inner_text() == "undecided 0.00\N{EN DASH}1.00"
+    assert "could not decide" in score.get_attribute("title")
+    leaf = page.locator("li.leaf[data-node=reasoned]")
+    assert "st-undecided" in leaf.get_attribute("class")
+    assert leaf.locator(".verdict").inner_text() == "undecided"
+    assert page.locator("[data-testid=score]").inner_text() == "final undecided 0.00\N{EN DASH}1.00"
+    text = reward.inner_text()
+    assert text.startswith("Reward undecided")
+    assert "rubric score (base): undecided: between 0.000 and 1.000" in text
+    assert "dropped from training, not scored 0" in text
+    assert page.locator(".st-error, .st-fail, .st-failed").count() == 0
+    # Nothing in the scored tree or the reward is drawn in the failure colour (--bad).
+    red = page.evaluate(
+        """() => [...document.querySelectorAll('.live-tree *, [data-testid=reward] *')]
+            .filter((e) => getComputedStyle(e).color === 'rgb(179, 38, 30)')
+            .map((e) => e.textContent)"""
+    )
+    assert red == []
+    assert errors == []
 
 
 HOSTILE_REPORT = f"""_Partial report: the run was stopped before the research was finished._
