@@ -43,6 +43,8 @@ _PERSONAL = re.compile(r"^(He|She|They)\s+(?=[a-z])|^(His|Her|Their)\s+(?=[a-z])
 _MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
 _MONTH_AFTER = re.compile(rf"\s+(?:{_MONTHS})\b")
 _MONTH_BEFORE = re.compile(rf"\b(?:{_MONTHS})\s+$")
+_PERCENT = re.compile(r"\s?(?:%|per ?cent)")
+HEADS = frozenset({"people", "inhabitants"})
 _CHUNK = re.compile(r"[^,;:()\[\]\"“”]+")
 _ORDINARY = re.compile(r"(?:ed|ing|ly)$|^(?:In|On|At|By|For|With|From|After|Before|During)$")
 _LEADING_THE = re.compile(r"^(?:The|A|An)\s+")
@@ -203,7 +205,7 @@ def _candidates(asked: Question, shape: Shape, item: Said) -> list[tuple[str, in
         years = ((m.group(m.lastindex or 1), m.start()) for m in _YEAR.finditer(item.text))
         return [(y, _position(item.text, at)) for y, at in years if y not in asked.numbers]
     if shape.kind == NUMBER:
-        return _amounts(asked, item.text)
+        return _amounts(asked, shape, item.text)
     found = []
     known = set(asked.terms)
     for phrase, offset in _names(item.text):
@@ -236,24 +238,24 @@ def _names(text: str) -> list[tuple[str, int]]:
     return found
 
 
-def _amounts(asked: Question, text: str) -> list[tuple[str, int]]:
+def _amounts(asked: Question, shape: Shape, text: str) -> list[tuple[str, int]]:
+    """The amounts of the sentence an answer could be: no day of a date, no percentage, no
+    year, and for a head count no amount with a unit of length or area."""
+    counts = shape.measure == "population" or bool({"people", "inhabitants"} & set(shape.words))
     found = []
     for match in _AMOUNT.finditer(text):
         value, scale, unit = match.group(1), match.group(2), match.group(3)
         bare = not scale and not unit and "," not in value
         if value.replace(",", "") in asked.numbers or (bare and _YEAR.fullmatch(value)):
             continue
-        if (
-            text[match.end() : match.end() + 1] == "%"
-            or text[match.end() : match.end() + 2] == " %"
-        ):
+        if _PERCENT.match(text, match.end()) or (counts and unit not in {None, *HEADS}):
             continue
         if _MONTH_AFTER.match(text, match.end()) or _MONTH_BEFORE.search(text[: match.start()]):
             continue  # "26 June 1945": a day of a date
         found.append((match.group(0).strip(), _position(text, match.start())))
-    for match in _NUMBER_WORD.finditer(text) if not found else ():
-        found.append((match.group(1).lower(), _position(text, match.start())))
-    return found
+    if found or "many" not in shape.words:
+        return found
+    return [(m.group(1).lower(), _position(text, m.start())) for m in _NUMBER_WORD.finditer(text)]
 
 
 def _position(text: str, offset: int) -> int:

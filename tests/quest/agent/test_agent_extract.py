@@ -96,6 +96,16 @@ def test_a_number_is_read_in_the_unit_the_question_asks_for() -> None:
     assert plain is not None and plain.answer == "6,650 km"  # not the bracketed conversion
 
 
+def test_a_head_count_is_never_an_amount_of_land_or_a_percentage() -> None:
+    pages = said(
+        "Azerbaijan",
+        "The area of Azerbaijan is 86,600 square kilometres, 12% of it forest.",
+        "Azerbaijan has a population of 10.1 million.",
+    )
+    found = extract("What is the population of Azerbaijan?", pages)
+    assert found is not None and found.answer == "10.1 million"
+
+
 def test_a_when_question_answers_with_a_year() -> None:
     pages = said("Berlin Wall", "The Berlin Wall fell on 9 November 1989, after 28 years.")
     found = extract("In what year did the Berlin Wall fall?", pages)
