@@ -12,6 +12,7 @@ from apps.audit.api import router as audit_router
 from apps.common.errors import DomainError
 from apps.corpus.api import router as corpus_router
 from apps.live.api import router as live_router
+from apps.recipes.api import router as recipes_router
 from apps.rubrics.api import router as rubrics_router
 from apps.synthesis.api import router as synthesis_router
 from apps.training.api import router as training_router
@@ -55,3 +56,4 @@ api.add_router("/", live_router)
 api.add_router("/", audit_router)
 api.add_router("/", synthesis_router)
 api.add_router("/", training_router)
+api.add_router("/", recipes_router)

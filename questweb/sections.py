@@ -44,6 +44,12 @@ SECTIONS: tuple[Section, ...] = (
         "rollouts, checkpoints and comparisons.",
     ),
     Section(
+        "recipes",
+        "Recipes",
+        "QUEST's loop on one page: synthesize, gate by a human audit, collect trajectories, SFT, "
+        "GRPO and evaluate on held-out tasks, each stage linked to what it made.",
+    ),
+    Section(
         "corpus",
         "Corpus",
         "The offline web the agents search: sources, licences, documents, and the state of the "

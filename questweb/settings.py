@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "apps.audit",
     "apps.synthesis",
     "apps.training",
+    "apps.recipes",
 ]
 
 MIDDLEWARE = [

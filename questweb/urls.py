@@ -22,6 +22,7 @@ urlpatterns = [
     path("audit/", include("apps.audit.urls")),
     path("synthesis/", include("apps.synthesis.urls")),
     path("training/", include("apps.training.urls")),
+    path("recipes/", include("apps.recipes.urls")),
     path("tools/search", tools_service.tools_search, name="tools-search"),
     path("tools/scholar", tools_service.tools_scholar, name="tools-scholar"),
     path("tools/health", tools_service.tools_health, name="tools-health"),

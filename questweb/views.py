@@ -24,17 +24,11 @@ _SECTION_ACTIONS: dict[str, tuple[str, str]] = {
     "live": ("accounts.use_llm", "LLM policies need a grant from an admin; scripted ones run."),
     "synthesis": (ROLE_REQUIREMENT[Role.ADMIN], "Starting batches needs the admin role."),
     "training": (ROLE_REQUIREMENT[Role.ADMIN], "Datasets and jobs are started by admins."),
+    "recipes": (ROLE_REQUIREMENT[Role.ADMIN], "Recipes are started by admins."),
     "corpus": (ROLE_REQUIREMENT[Role.ADMIN], "Loading and indexing need the admin role."),
 }
 # Planned pages: named on the home page, not linked, until they exist.
-COMING = (
-    (
-        "Recipe",
-        "QUEST's training recipe on one page: mid-training, then SFT on trajectories kept for "
-        "their rubric score, then GRPO, each stage fed by the one before. Until it lands, run "
-        "the three jobs from Training.",
-    ),
-)
+COMING: tuple[tuple[str, str], ...] = ()
 
 
 def _cards(request: HttpRequest) -> list[dict[str, object]]:

@@ -49,6 +49,12 @@ app.conf.beat_schedule = {
         "schedule": 60.0,
         "options": {"queue": Queue.DEFAULT.value, "expires": 120},
     },
+    # Recipes move on to their next stage (also right after a stage's task ends).
+    "recipes-advance": {
+        "task": "apps.recipes.tasks.recipes_advance",
+        "schedule": 5.0,
+        "options": {"queue": Queue.DEFAULT.value, "expires": 5},
+    },
 }
 app.conf.imports = ("workers.tasks",)
 app.autodiscover_tasks()

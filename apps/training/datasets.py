@@ -84,8 +84,9 @@ def _tasks(dataset: TrainingDataset, directory: Path, beat: Beat) -> list[Any]:
 
     records, tasks, skipped = [], [], []
     limit = int(dataset.params.get("limit") or 0)
+    campaign = campaign_tasks(dataset.params.get("campaign"))
     for task, version in selectors.gated_versions(split=dataset.params.get("split", "train")):
-        if selectors.held_out(task.pk):
+        if selectors.held_out(task.pk) or (campaign is not None and task.pk not in campaign):
             continue
         record = selectors.task_record(task, version)
         try:
@@ -103,6 +104,15 @@ def _tasks(dataset: TrainingDataset, directory: Path, beat: Beat) -> list[Any]:
         raise Cancelled
     dataset.stats = {"skipped_tasks": skipped}
     return tasks
+
+
+def campaign_tasks(campaign_id: int | None) -> set[int] | None:
+    """The tasks of an audit campaign (None: no campaign asked, every gated task counts)."""
+    from apps.audit.models import CampaignTask
+
+    if campaign_id is None:
+        return None
+    return set(CampaignTask.objects.filter(campaign_id=campaign_id).values_list("task", flat=True))
 
 
 def _rl(dataset: TrainingDataset, directory: Path, beat: Beat) -> dict[str, Any]:

@@ -17,8 +17,16 @@ from apps.training.services.common import admin, locked, name_of, room, whole
 
 SCRIPTED = "scripted"
 DATASET_PARAMS = {
-    DatasetKind.RL: ("split", "limit"),
-    DatasetKind.SFT: ("split", "limit", "policy", "attempts", "min_reward", "hint_retry"),
+    DatasetKind.RL: ("split", "limit", "campaign"),
+    DatasetKind.SFT: (
+        "split",
+        "limit",
+        "campaign",
+        "policy",
+        "attempts",
+        "min_reward",
+        "hint_retry",
+    ),
     DatasetKind.MID: ("source_dataset",),
 }
 SPLITS = ("train", "all")
@@ -46,6 +54,8 @@ def dataset_params(kind: str, data: Mapping[str, Any]) -> dict[str, Any]:
     }
     if params["split"] not in SPLITS:
         raise Invalid(f"split must be one of {', '.join(SPLITS)}")
+    if data.get("campaign") is not None:
+        params["campaign"] = _campaign(data["campaign"])
     if kind == DatasetKind.SFT:
         params.update(_collect_params(data))
     return params
@@ -69,6 +79,17 @@ def _collect_params(data: Mapping[str, Any]) -> dict[str, Any]:
         "min_reward": float(min_reward),
         "hint_retry": hint_retry,
     }
+
+
+def _campaign(value: Any) -> int:
+    """An audit campaign whose gated tasks alone the dataset is built from (a recipe's)."""
+    from apps.audit.models import Campaign
+
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise Invalid("campaign must be the id of an audit campaign")
+    if not Campaign.objects.filter(pk=value).exists():
+        raise Invalid(f"campaign: no audit campaign {value}")
+    return value
 
 
 def _source_dataset(value: Any) -> int:

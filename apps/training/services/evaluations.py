@@ -29,15 +29,17 @@ def evaluation_create(
     compare_base: bool = True,
     limit: int = DEFAULT_EVAL_TASKS,
     budgets: Mapping[str, Any] | None = None,
+    campaign_id: int | None = None,
 ) -> Evaluation:
     """Queue an evaluation of a job's checkpoint, and of the model it started from, by the same
-    agent loop on held-out gated tasks none of the job's data came from."""
+    agent loop on held-out gated tasks none of the job's data came from (only those of one
+    audit campaign when `campaign_id` names one: a recipe's)."""
     admin(user)
     job = selectors.job_get(user=user, job_id=job_id)
     found = selectors.checkpoint_get(job, checkpoint)
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_EVAL_TASKS:
         raise Invalid(f"limit must be a whole number between 1 and {MAX_EVAL_TASKS}")
-    task_ids = held_out_tasks(job, limit)
+    task_ids = held_out_tasks(job, limit, campaign_id=campaign_id)
     if not task_ids:
         raise Invalid(
             "no held-out gated task to evaluate on: accept and probe more tasks (a fixed fifth "
@@ -58,16 +60,19 @@ def evaluation_create(
     return evaluation
 
 
-def held_out_tasks(job: TrainingJob, limit: int) -> list[str]:
-    """Held-out gated tasks none of the job's data came from; without a judge, only those
-    whose trees can be scored without one (the others would all be dropped)."""
+def held_out_tasks(job: TrainingJob, limit: int, *, campaign_id: int | None = None) -> list[str]:
+    """Held-out gated tasks none of the job's data came from (of one campaign, when named);
+    without a judge, only those whose trees can be scored without one (the others would all
+    be dropped)."""
+    from apps.training.datasets import campaign_tasks
     from quest.training import DatasetError, task_from_record
 
     used = set(job.dataset.task_ids) if job.dataset else set()
     judged = bool(settings.LLM_JUDGE_MODEL)
+    wanted = campaign_tasks(campaign_id)
     ids = []
     for task, version in selectors.gated_versions(split="held_out"):
-        if str(task.pk) in used:
+        if str(task.pk) in used or (wanted is not None and task.pk not in wanted):
             continue
         try:
             record = task_from_record(selectors.task_record(task, version))

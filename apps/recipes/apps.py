@@ -1,0 +1,14 @@
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+
+class RecipesConfig(AppConfig):
+    name = "apps.recipes"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # A stage's work ending moves its recipe on at once, not at the next beat.
+        from apps.recipes import tasks
+
+        tasks.connect_stage_hooks()
