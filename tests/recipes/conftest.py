@@ -62,3 +62,53 @@ def audit_all(user: User, campaign_id: int, decision: str = "accept") -> int:
         )
         done += 1
     return done
+
+
+def finished_recipe(admin: User) -> Any:
+    """A recipe every stage of which ended, with the evaluations' results as their workers
+    store them (rows only: the pages and REST read nothing else)."""
+    from django.utils import timezone
+
+    from apps.recipes.models import STAGES, Recipe
+    from apps.recipes.services import config_parse
+    from apps.training.models import Evaluation
+    from quest.training.evaluate import TaskScore, summarize
+
+    def model(name: str, rewards: list[float]) -> dict[str, Any]:
+        scores = [
+            TaskScore(
+                task_id=str(i),
+                reward=r,
+                base=r,
+                citation=0.0,
+                valid_rate=1.0,
+                status="answered",
+                answered=True,
+                turns=2,
+                invalid_turns=0,
+                tool_calls=1,
+                elapsed_s=0.5,
+                answer="An answer.",
+            )
+            for i, r in enumerate(rewards)
+        ]
+        return {"model": name, **summarize(scores), "scores": [s.to_dict() for s in scores]}
+
+    now = timezone.now().isoformat()
+    base, sft, grpo = [0.1, 0.2, 0.0], [0.3, 0.2, 0.4], [0.5, 0.3, 0.4]
+    measured = {"checkpoint": model("/runs/1/final", sft), "base": model("tiny", base)}
+    sft_eval = Evaluation.objects.create(
+        status="done", checkpoint="/runs/1/final", base_model="tiny", created_by=admin,
+        results={"models": measured},
+    )  # fmt: skip
+    grpo_eval = Evaluation.objects.create(
+        status="done", checkpoint="/runs/2/final", created_by=admin,
+        results={"models": {"checkpoint": model("/runs/2/final", grpo)}},
+    )  # fmt: skip
+    stages = {s.value: {"started_at": now, "finished_at": now, "note": f"{s.label} ended"}
+              for s in STAGES}  # fmt: skip
+    return Recipe.objects.create(
+        name="A finished recipe", config=config_parse(MINI), stage="report", status="done",
+        stages=stages, sft_evaluation=sft_eval, grpo_evaluation=grpo_eval, created_by=admin,
+        finished_at=timezone.now(),
+    )  # fmt: skip
