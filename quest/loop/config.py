@@ -17,7 +17,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from quest.agent.budgets import Budgets
-from quest.training.config import SMOLLM2, GRPOParams, LoraParams, RolloutBudgets, SFTParams
+from quest.training.config import (
+    SMOLLM2,
+    GRPOParams,
+    LoraParams,
+    RolloutBudgets,
+    SFTParams,
+    flat_fields,
+)
 
 CONFIG_FILE = "loop.yaml"
 GATES = ("auto-accept-sound", "human")
@@ -85,15 +92,7 @@ class LoopConfig(_Strict):
 
     def budgets(self) -> Budgets:
         """The agent loop's budgets for every stage that runs it: collect, GRPO, evaluate."""
-        rollout = self.rollout
-        return Budgets(
-            max_turns=rollout.max_turns,
-            max_session_response_tokens=rollout.max_session_tokens,
-            max_turn_tokens=rollout.max_turn_tokens,
-            max_tool_chars=rollout.max_tool_chars,
-            condense_at_tokens=rollout.condense_at_tokens,
-            max_invalid=rollout.max_invalid,
-        )
+        return self.rollout.budgets()
 
     @model_validator(mode="after")
     def _shares(self) -> LoopConfig:
@@ -138,19 +137,8 @@ def render_loop_config(config: LoopConfig) -> str:
 def changed_fields(saved: LoopConfig, asked: LoopConfig) -> list[str]:
     """The dotted fields where a resumed run's options differ from the saved config, besides
     `minutes` (a longer budget is how a cut-short loop completes)."""
-    before = _flat(saved.model_dump(mode="json"))
-    after = _flat(asked.model_dump(mode="json"))
+    before = flat_fields(saved.model_dump(mode="json"))
+    after = flat_fields(asked.model_dump(mode="json"))
     return sorted(
         k for k in before.keys() | after.keys() if before.get(k) != after.get(k) and k != "minutes"
     )
-
-
-def _flat(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in data.items():
-        name = f"{prefix}{key}"
-        if isinstance(value, dict):
-            out.update(_flat(value, f"{name}."))
-        else:
-            out[name] = value
-    return out

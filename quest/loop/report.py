@@ -43,6 +43,7 @@ def build_report(directory: Path, config: LoopConfig, state: LoopState) -> dict[
         "per_class": _per_class(scores, classes),
         "bar_met": bool(headline and headline["ci95"] and headline["ci95"][0] > 0),
         "active_minutes": round(state.active_s / 60, 1),
+        "costs": costs(directory, config, state),
         "budget_minutes": config.minutes,
         "stages": {name: stage.to_json() for name, stage in state.stages.items()},
         "config": config.model_dump(mode="json"),
@@ -61,6 +62,41 @@ def write_report(directory: Path, config: LoopConfig, state: LoopState) -> dict[
     files["md"].write_text(markdown(report, config), encoding="utf-8")
     files["html"].write_text(html(directory, report, state), encoding="utf-8")
     return {kind: str(path) for kind, path in files.items()}
+
+
+def costs(directory: Path, config: LoopConfig, state: LoopState) -> dict[str, Any]:
+    """What each stage cost on this machine, per unit, and the minutes the whole config would
+    take at those rates: what to ask for when the budget cut a stage short."""
+    stages = state.stages
+    synth = stages["synth"].outputs.get("proposals") or 0
+    rollouts = stages["collect"].outputs.get("rollouts") or 0
+    evaluated = len(stages["evaluate"].outputs.get("models", {}))
+    per_step = {
+        kind: _mean(_series(directory / "runs" / kind / "metrics.jsonl", "step_s")[1])
+        for kind in ("sft", "grpo")
+    }
+    out: dict[str, Any] = {
+        "synth_s_per_proposal": _ratio(stages["synth"].seconds, synth),
+        "collect_s_per_rollout": _ratio(stages["collect"].seconds, rollouts),
+        "sft_s_per_step": per_step["sft"],
+        "grpo_s_per_step": per_step["grpo"],
+        "eval_s_per_model": _ratio(stages["evaluate"].seconds, evaluated),
+    }
+    planned = {"sft": config.sft.max_steps, "grpo": config.grpo.max_steps}
+    full = stages["synth"].seconds + stages["gate"].seconds + stages["collect"].seconds
+    for kind, steps in planned.items():
+        full += (per_step[kind] or 0.0) * steps
+    full += (out["eval_s_per_model"] or 0.0) * 3
+    out["minutes_for_the_whole_config"] = round(full / 60, 1)
+    return out
+
+
+def _mean(values: list[float]) -> float | None:
+    return round(math.fsum(values) / len(values), 2) if values else None
+
+
+def _ratio(seconds: float, count: int) -> float | None:
+    return round(seconds / count, 2) if count else None
 
 
 def _evaluations(state: LoopState) -> dict[str, dict[str, Any]]:
@@ -168,7 +204,16 @@ def markdown(report: dict[str, Any], config: LoopConfig) -> str:
             f"| {name} | {stage['status']} | {stage['seconds']} | {stage['runs']} | "
             f"{stage['note']} |"
         )
-    lines += ["", "## Artefacts", ""]
+    spent = report["costs"]
+    lines += [
+        "",
+        "Costs on this machine: "
+        + ", ".join(f"{key.replace('_', ' ')} {value}" for key, value in spent.items())
+        + ".",
+        "",
+        "## Artefacts",
+        "",
+    ]
     for name, stage in report["stages"].items():
         for label, path in stage["outputs"].get("files", {}).items():
             lines.append(f"- {name} / {label}: `{path}`")

@@ -10,8 +10,10 @@ budget cut short (`cut`) is continued by a later run with a larger `minutes`.
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +31,7 @@ from quest.loop.runs import evaluate_stage, grpo_config, sft_config, train_stage
 from quest.loop.state import STAGES, Clock, LoopState
 
 FOLDERS = ("tasks", "gate", "data", "runs", "eval")
+HEARTBEAT_S = 15.0
 
 
 class LoopStopped(Exception):
@@ -61,51 +64,89 @@ def run_loop(
     prepare(directory, config)
     state = LoopState.load(directory)
     state.runs += 1
-    clock = Clock(state.active_s)
+    books = _Books(state, Clock(state.active_s), on_stage)
     budget = config.minutes * 60
-
-    def save() -> None:
-        state.active_s = clock.now()
-        state.save()
-        if on_stage is not None:
-            on_stage(current[0], state)
-
-    current = [STAGES[0]]
-    for name in STAGES:
-        stage = state.stages[name]
-        if stage.status == "done" or name not in only:
-            continue
-        if stage.status == "cut" and clock.now() >= _deadline(name, config, budget):
-            continue  # the budget has not grown since it was cut: keep its model
-        current[0] = name
-        state.reset_after(name)
-        stage.status, stage.runs, stage.note = "running", stage.runs + 1, ""
-        save()
-        started = time.monotonic()
-        say(f"== {name} (loop at {clock.now() / 60:.1f} of {config.minutes:g} min)")
-        try:
-            outputs = _run_stage(name, directory, config, corpus, state, clock, budget, say, save)
-        except GateWaiting as waiting:
-            stage.status, stage.note = "waiting", str(waiting)
-            _account(stage, started)
-            save()
-            raise LoopStopped(name, str(waiting), waiting=True) from None
-        except StageFailed as failure:
-            stage.status, stage.note = "failed", str(failure)
-            _account(stage, started)
-            save()
-            raise LoopStopped(name, str(failure)) from None
-        stage.outputs = outputs
-        stage.status = "cut" if outputs.get("status") == "stopped" else "done"
-        if stage.status == "cut":
-            stage.note = f"stopped by its budget share at step {outputs['steps']}"
-        _account(stage, started)
-        save()
+    with books.heartbeat():
+        for name in STAGES:
+            stage = state.stages[name]
+            if stage.status == "done" or name not in only:
+                continue
+            if stage.status == "cut" and books.clock.now() >= _deadline(name, config, budget):
+                continue  # the budget has not grown since it was cut: keep its model
+            state.reset_after(name)
+            stage.status, stage.runs, stage.note = "running", stage.runs + 1, ""
+            books.enter(name)
+            say(f"== {name} (loop at {books.clock.now() / 60:.1f} of {config.minutes:g} min)")
+            try:
+                outputs = _run_stage(
+                    name, directory, config, corpus, state, books.clock, budget, say, books.save
+                )
+            except GateWaiting as waiting:
+                books.leave("waiting", str(waiting))
+                raise LoopStopped(name, str(waiting), waiting=True) from None
+            except StageFailed as failure:
+                books.leave("failed", str(failure))
+                raise LoopStopped(name, str(failure)) from None
+            except Exception as error:  # recorded, so the state says why the stage stopped
+                books.leave("failed", f"internal error: {type(error).__name__}: {error}")
+                raise
+            stage.outputs = outputs
+            if outputs.get("status") == "stopped":
+                books.leave("cut", f"stopped by its budget share at step {outputs['steps']}")
+            else:
+                books.leave("done", "")
     return state
 
 
-def _account(stage: Any, started: float) -> None:
-    stage.seconds += time.monotonic() - started
+class _Books:
+    """The state's time accounting: the loop's active time and each stage's, written every
+    HEARTBEAT_S as well as at each change, so a killed loop loses at most that much."""
+
+    def __init__(
+        self, state: LoopState, clock: Clock, on_stage: Callable[[str, LoopState], None] | None
+    ) -> None:
+        self.state, self.clock, self.on_stage = state, clock, on_stage
+        self.current: str | None = None
+        self.ticked = time.monotonic()
+        self.lock = threading.Lock()
+
+    def save(self) -> None:
+        with self.lock:
+            now = time.monotonic()
+            if self.current is not None:
+                self.state.stages[self.current].seconds += now - self.ticked
+            self.ticked = now
+            self.state.active_s = self.clock.now()
+            self.state.save()
+        if self.on_stage is not None and self.current is not None:
+            self.on_stage(self.current, self.state)
+
+    def enter(self, name: str) -> None:
+        self.save()  # the time before it belongs to no stage
+        self.current = name
+        self.save()
+
+    def leave(self, status: str, note: str) -> None:
+        stage = self.state.stages[str(self.current)]
+        stage.status, stage.note = status, note
+        self.save()
+        self.current = None
+
+    @contextmanager
+    def heartbeat(self) -> Iterator[None]:
+        done = threading.Event()
+
+        def beat() -> None:
+            while not done.wait(HEARTBEAT_S):
+                self.save()
+
+        thread = threading.Thread(target=beat, name="loop-heartbeat", daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            done.set()
+            thread.join()
 
 
 def _deadline(name: str, config: LoopConfig, budget: float) -> float:

@@ -16,10 +16,13 @@ the machine that runs it (a GPU worker), and the web form previews it with `rend
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from quest.agent.budgets import Budgets
 
 TINY = "tiny"
 SMOLLM2 = "smollm2"
@@ -43,6 +46,29 @@ class RolloutBudgets(_Strict):
     max_tool_chars: int = Field(default=12_000, ge=1)
     condense_at_tokens: int = Field(default=16_384, ge=1)
     max_invalid: int = Field(default=3, ge=1)
+
+    def budgets(self) -> Budgets:
+        """The agent loop's budgets (quest.agent.Budgets) for these settings."""
+        return Budgets(
+            max_turns=self.max_turns,
+            max_session_response_tokens=self.max_session_tokens,
+            max_turn_tokens=self.max_turn_tokens,
+            max_tool_chars=self.max_tool_chars,
+            condense_at_tokens=self.condense_at_tokens,
+            max_invalid=self.max_invalid,
+        )
+
+
+def flat_fields(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """{"grpo": {"epsilon": 0.2}} -> {"grpo.epsilon": 0.2}: how configs are compared."""
+    flat: dict[str, Any] = {}
+    for key, value in data.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            flat.update(flat_fields(value, f"{name}."))
+        else:
+            flat[name] = value
+    return flat
 
 
 class LoraParams(_Strict):

@@ -269,15 +269,7 @@ def _vllm(params: Any) -> dict[str, Any]:
 
 
 def _budgets(config: TrainConfig) -> Budgets:
-    rollout = config.rollout
-    return Budgets(
-        max_turns=rollout.max_turns,
-        max_session_response_tokens=rollout.max_session_tokens,
-        max_turn_tokens=rollout.max_turn_tokens,
-        max_tool_chars=rollout.max_tool_chars,
-        condense_at_tokens=rollout.condense_at_tokens,
-        max_invalid=rollout.max_invalid,
-    )
+    return config.rollout.budgets()
 
 
 def rubric_reward_func(
