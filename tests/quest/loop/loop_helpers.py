@@ -69,8 +69,9 @@ def state(out: Path) -> dict[str, Any]:
 
 
 def task_ids(path: Path) -> set[str]:
-    return {
-        str(json.loads(line)["task_id"])
-        for line in path.read_text(encoding="utf-8").splitlines()
-        if line.strip()
-    }
+    """The task ids of a JSONL file's records that name one (a trajectory's step records
+    do not: its header does)."""
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    found = {str(record["task_id"]) for record in records if "task_id" in record}
+    assert found, f"{path}: no record names a task"
+    return found
