@@ -21,7 +21,7 @@ MINI = {
     "rollout": {"max_turns": 2, "max_turn_tokens": 16, "max_session_tokens": 64},
     "synth": {"tasks": 8},
     "collect": {"min_reward": 0.0},
-    "sft": {"max_steps": 1, "params": {"gradient_accumulation_steps": 1}},
+    "sft": {"max_steps": 1, "params": {"gradient_accumulation_steps": 1, "max_length": 1024}},
     "grpo": {"max_steps": 1, "params": {"num_generations": 2, "prompts_per_step": 1}},
     "eval": {"tasks": 2},
 }
