@@ -3,11 +3,22 @@
 - trusted: confirmed by two or more sources, or a strong match (it states the question's
   subject and most of what is asked), and not outweighed by a conflicting source;
 - untrusted: contradicted by more sources than support it (conflicting numbers or dates for the
-  same attribute);
+  same attribute of the same thing);
 - uncertain: everything else, with the search that could settle it as its `need`.
 
-Facts carried over from an earlier state keep their trusted / untrusted standing: a condenser
-may add to what is known, never quietly drop a trusted fact.
+A conflict is never left silent (issue 14). Claims conflict when they give different figures
+(quest.agent.research.figures: equal within rounding is the same figure) for the same attribute
+of the same thing from different sources. Each conflicting claim is kept: the best-supported one
+stays trusted only when it has strictly more sources than every rival, and its reason names the
+rivals; an outnumbered one is untrusted, its reason naming the values and sources against it; a
+tie (two or three figures, one source each) leaves every side uncertain, the reason naming the
+other values and sources and the `need` naming the search that would settle it. A tie is not
+untrusted because QUEST-SPEC §5.1 tells the agent to treat untrusted facts as refuted, and a
+tie refutes none of its sides; uncertain is what the agent is told to follow up and to keep out
+of its answer. So a claim is never both trusted and contradicted: not even the answer the
+candidate ledger prefers, nor a trusted fact carried over from an earlier state, which a new
+source can move to uncertain (tie) or untrusted (outnumbered). Untrusted facts carried over
+stay untrusted.
 """
 
 from __future__ import annotations
@@ -17,8 +28,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from quest.agent.research.answers import Ledger
-from quest.agent.research.question import Question, key_terms, numbers
+from quest.agent.research.figures import Figure, disagree, figures, share_a_figure
+from quest.agent.research.question import Question, key_terms, phrases, stem
 from quest.agent.state import Fact
+from quest.search.tokens import normalise
 
 AGREEMENT = 0.5  # share of words two claims must have in common to confirm each other
 TRUSTED, UNTRUSTED = "trusted", "untrusted"
@@ -40,7 +53,8 @@ class _Group:
     urls: list[str]
     terms: frozenset[str]
     matched: frozenset[str]
-    numbers: frozenset[str]
+    figures: tuple[Figure, ...]
+    subject: str
     strong: bool
     fixed: str
     fact_id: str
@@ -67,25 +81,45 @@ def sort_evidence(
     ledger = _ledger(question, evidence, titles or {})
     for group in groups:
         group.support = _supporting_urls(group, groups)
-    trusted, untrusted, uncertain = [], [], []
+    trusted, untrusted, disputed, uncertain = [], [], [], []
     for group in groups:
-        answer = _answer_standing(group, ledger)
-        kind, reason = answer or _standing(group, groups)
-        rival = not group.fixed and ledger.names_a_candidate(group.claim)
-        if answer is None and kind == TRUSTED and rival:
-            kind, reason = "", "names an answer that is not the best supported"
+        rivals = [other for other in groups if other is not group and _conflict(group, other)]
+        kind, reason, own = _standing(group, rivals, ledger)
         # An answer's claim cites its own sources: the others that state the answer are
         # facts of their own, and word overlap may have added a rival's page to its support.
-        cited = group.support if kind == TRUSTED and answer is None else group.urls
+        cited = group.support if kind == TRUSTED and not own else group.urls
         sources = tuple(url for url in cited if url)
         if kind == TRUSTED:
             trusted.append(Fact(group.fact_id, group.claim, sources, reason))
         elif kind == UNTRUSTED:
             untrusted.append(Fact(group.fact_id, group.claim, sources, reason))
+        elif rivals:
+            need = f"search {_settling_query(question, group)}"
+            disputed.append(Fact(group.fact_id, group.claim, sources, reason, need))
         else:
             query, _ = question.followup(group.claim)
             uncertain.append(Fact(group.fact_id, group.claim, sources, reason, f"search {query}"))
-    return Sorted(tuple(trusted), tuple(untrusted), tuple(uncertain))
+    return Sorted(tuple(trusted), tuple(untrusted), tuple(disputed + uncertain))
+
+
+def _standing(group: _Group, rivals: list[_Group], ledger: Ledger) -> tuple[str, str, bool]:
+    """(standing, reason, whether the claim cites only its own sources). A conflict decides
+    first; then a carried-over standing, the ledger's answer, and the agreement rules."""
+    if group.fixed == UNTRUSTED:
+        return UNTRUSTED, "carried over from the earlier research state", False
+    if rivals:
+        kind, reason = _against(group, rivals)
+        carried = "carried over from the earlier research state; " if group.fixed else ""
+        return kind, carried + reason, kind != TRUSTED
+    if group.fixed:
+        return group.fixed, "carried over from the earlier research state", False
+    answer = _answer_standing(group, ledger)
+    if answer is not None:
+        return *answer, True
+    kind, reason = _agreement(group)
+    if kind == TRUSTED and ledger.names_a_candidate(group.claim):
+        return "", "names an answer that is not the best supported", False
+    return kind, reason, False
 
 
 def _ledger(question: Question, evidence: Sequence[Evidence], titles: Mapping[str, str]) -> Ledger:
@@ -133,7 +167,8 @@ def _group(question: Question, item: Evidence) -> _Group:
         urls=[item.url],
         terms=frozenset(key_terms(item.claim)),
         matched=match.matched,
-        numbers=numbers(item.claim) - question.numbers,
+        figures=figures(item.claim, leave_out=question.numbers),
+        subject=_subject(item.claim),
         strong=match.strong,
         fixed=item.fixed,
         fact_id=item.fact_id or fact_id(item.claim),
@@ -149,26 +184,29 @@ def _supporting_urls(group: _Group, groups: list[_Group]) -> list[str]:
 
 
 def _agree(a: _Group, b: _Group) -> bool:
-    if a.numbers and b.numbers:
-        return bool(a.numbers & b.numbers) and bool(a.matched & b.matched)
+    if a.figures and b.figures:
+        return share_a_figure(a.figures, b.figures) and bool(a.matched & b.matched)
     union = a.terms | b.terms
     return bool(union) and len(a.terms & b.terms) / len(union) >= AGREEMENT
 
 
+def _subject(claim: str) -> str:
+    """The first name the claim gives ("Kenya" in "Kenya's population is ..."), folded."""
+    named = phrases(claim)
+    return named[0].casefold().removesuffix("'s").removesuffix("\u2019s") if named else ""
+
+
 def _conflict(a: _Group, b: _Group) -> bool:
-    """The same attribute of the same thing, with no number in common, from other sources."""
+    """The same attribute of the same thing, with different figures, from other sources. Two
+    claims that open with different names speak of different things."""
     same_attribute = a.matched == b.matched and len(a.matched) >= 2
-    disjoint = not (a.numbers & b.numbers) and not set(a.urls) & set(b.urls)
-    return same_attribute and bool(a.numbers) and bool(b.numbers) and disjoint
+    same_thing = not (a.subject and b.subject) or a.subject == b.subject
+    other_sources = not set(a.urls) & set(b.urls)
+    return same_attribute and same_thing and other_sources and disagree(a.figures, b.figures)
 
 
-def _standing(group: _Group, groups: list[_Group]) -> tuple[str, str]:
-    if group.fixed:
-        return group.fixed, "carried over from the earlier research state"
-    rivals = [other for other in groups if other is not group and _conflict(group, other)]
+def _agreement(group: _Group) -> tuple[str, str]:
     backing = len(group.support)
-    if rivals:
-        return _against(group, max(rivals, key=lambda other: len(other.support)))
     if backing >= 2:
         return TRUSTED, f"confirmed by {backing} sources"
     if group.strong:
@@ -176,16 +214,24 @@ def _standing(group: _Group, groups: list[_Group]) -> tuple[str, str]:
     return "", "one source, and it only partly matches the question"
 
 
-def _against(group: _Group, rival: _Group) -> tuple[str, str]:
-    """Standing against the best-supported conflicting claim: more sources win."""
-    backing, opposing = len(group.support), len(rival.support)
-    values = f"{_values(group)} vs {_values(rival)}"
+def _against(group: _Group, rivals: list[_Group]) -> tuple[str, str]:
+    """Standing against every conflicting claim: strictly more sources than each rival win,
+    fewer than the best-supported rival lose, anything else is a tie."""
+    backing = len(group.support)
+    opposing = max(len(rival.support) for rival in rivals)
+    others = "; ".join(f"{_values(r)} from {', '.join(u for u in r.urls if u)}" for r in rivals)
     if backing < opposing:
-        return UNTRUSTED, f"contradicted by {rival.urls[0]} ({values})"
-    if backing == opposing or not (backing >= 2 or group.strong):
-        return "", f"sources disagree ({values})"
-    return TRUSTED, f"{backing} sources against {opposing} ({values})"
+        return UNTRUSTED, f"contradicted by {others} (this source gives {_values(group)})"
+    if backing == opposing or not (backing >= 2 or group.strong or group.fixed):
+        return "", f"sources disagree: {others} (this source gives {_values(group)})"
+    return TRUSTED, f"{backing} sources against {opposing}: gives {_values(group)}; {others}"
 
 
 def _values(group: _Group) -> str:
-    return "/".join(sorted(group.numbers)[:3])
+    return "/".join(dict.fromkeys(f.text for f in group.figures[:3]))
+
+
+def _settling_query(question: Question, group: _Group) -> str:
+    """A search for the disputed attribute of the thing, in the question's words."""
+    words = [w for w in question.attribute_words if stem(normalise(w)) in group.matched]
+    return " ".join([*question.entities[:1], *words])

@@ -18,7 +18,8 @@ from quest.agent.protocol import parse_turn
 from quest.agent.research.answers import Ledger
 from quest.agent.research.extract import Said, person_resolved
 from quest.agent.research.facts import TRUSTED, UNTRUSTED, Evidence, fact_id, sort_evidence
-from quest.agent.research.question import Match, Question, numbers
+from quest.agent.research.figures import Figure, disagree, figures
+from quest.agent.research.question import Match, Question
 from quest.agent.research.reading import (
     PageRead,
     Result,
@@ -78,7 +79,7 @@ class Notebook:
         self._pages_about: dict[str, list[str]] = {}  # page subject (folded) -> result urls
         self.ledger = Ledger(self.question)
         self._seen_claims: set[tuple[str, str]] = set()
-        self._by_attribute: dict[frozenset[str], list[tuple[frozenset[str], str]]] = {}
+        self._by_attribute: dict[frozenset[str], list[tuple[tuple[Figure, ...], str]]] = {}
         self._pending: tuple[str, Mapping[str, object]] | None = None
         self.said: list[Said] = []  # every sentence of the pages read, for research.extract
         self._url_prefix = ""  # how result addresses are made from titles, once seen
@@ -222,17 +223,20 @@ class Notebook:
         match = self.question.match(item.claim)
         if match.strong and item.fixed != UNTRUSTED:
             self.strong_urls.add(item.url)
-        self._check_conflict(match.matched, numbers(item.claim) - self.question.numbers, item)
+        self._check_conflict(
+            match.matched, figures(item.claim, leave_out=self.question.numbers), item
+        )
 
     def _check_conflict(
-        self, attribute: frozenset[str], values: frozenset[str], item: Evidence
+        self, attribute: frozenset[str], values: tuple[Figure, ...], item: Evidence
     ) -> None:
-        """Different numbers for the same attribute from another source: plan a search to
-        settle it (checked against earlier claims of that attribute only)."""
+        """Different figures (not merely rounded differently) for the same attribute from
+        another source: plan a search to settle it (checked against earlier claims of that
+        attribute only)."""
         if len(attribute) < 2 or not values:
             return
         earlier = self._by_attribute.setdefault(attribute, [])
-        clash = any(not values & other and url != item.url for other, url in earlier)
+        clash = any(disagree(values, other) and url != item.url for other, url in earlier)
         if len(earlier) < MAX_VALUES_PER_ATTRIBUTE:
             earlier.append((values, item.url))
         if clash and attribute not in self.conflicts:
