@@ -62,11 +62,19 @@
     return li;
   }
 
+  // Contradicted and open items show why in the page, not only in a tooltip: a conflict's
+  // reason names the other values and their sources.
+  function flagged(item) {
+    const li = fact(item);
+    if (item.reason) li.append(el("div", "why", item.reason));
+    return li;
+  }
+
   function renderState(dr) {
     const info = (dr && dr.information_state) || {};
     fillList($(".board .trusted"), info.trusted, fact);
-    fillList($(".board .untrusted"), info.untrusted, fact);
-    fillList($(".board .uncertain"), info.uncertain, fact);
+    fillList($(".board .untrusted"), info.untrusted, flagged);
+    fillList($(".board .uncertain"), info.uncertain, flagged);
   }
 
   // Pages the agent visited, apart from the results its searches listed (which it may never

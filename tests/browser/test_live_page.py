@@ -84,6 +84,7 @@ def test_a_viewer_watches_events_arrive_and_replays_the_finished_session(
     page.wait_for_selector(".board .trusted >> text=Canberra is the capital of Australia")
     assert "next: search Canberra founded" in page.locator(".board .uncertain").inner_text()
     assert page.locator(".board .untrusted li").inner_text().startswith("Sydney is the capital")
+    assert page.locator(".board .untrusted li .why").inner_text() == "contradicted"
 
     _emit(session, "verdict", nodes={"capital": {"status": "pass", "score": 1.0}}, final=False)
     page.wait_for_selector("li.leaf[data-node=capital].st-pass")
