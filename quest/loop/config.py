@@ -102,10 +102,13 @@ class LoopConfig(_Strict):
 
 
 def parse_loop_config(data: Any) -> LoopConfig:
+    """A LoopConfig from decoded YAML. A nested section that is given only in part keeps the
+    loop's defaults for the rest (`sft: {params: {max_length: 1024}}` changes that one field,
+    not every SFT default back to a training run's). LoopError names the first bad field."""
     if not isinstance(data, dict):
         raise LoopError("the loop config must be a mapping of fields")
     try:
-        return LoopConfig.model_validate(data)
+        return LoopConfig.model_validate(_merged(LoopConfig().model_dump(mode="json"), data))
     except ValidationError as error:
         problem = error.errors()[0]
         where = ".".join(str(part) for part in problem["loc"])
@@ -113,6 +116,16 @@ def parse_loop_config(data: Any) -> LoopConfig:
         if problem["type"] == "extra_forbidden":
             message = "unknown field"
         raise LoopError(f"{where}: {message}" if where else message) from None
+
+
+def _merged(defaults: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(defaults)
+    for key, value in given.items():
+        if isinstance(value, dict) and isinstance(defaults.get(key), dict):
+            merged[key] = _merged(defaults[key], value)
+        else:
+            merged[key] = value
+    return merged
 
 
 def read_loop_config(directory: Path) -> LoopConfig | None:

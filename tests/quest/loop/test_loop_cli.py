@@ -39,6 +39,20 @@ def test_a_bad_config_names_its_field(data: object, message: str) -> None:
         parse_loop_config(data)
 
 
+def test_a_section_given_in_part_keeps_the_loops_other_defaults() -> None:
+    config = parse_loop_config(
+        {"sft": {"params": {"max_length": 1024}}, "rollout": {"max_turns": 2}}
+    )
+    defaults = LoopConfig()
+    assert config.sft.params.max_length == 1024
+    assert config.sft.params.learning_rate == defaults.sft.params.learning_rate
+    assert config.sft.max_steps == defaults.sft.max_steps
+    assert config.rollout.max_turns == 2
+    assert config.rollout.max_tool_chars == defaults.rollout.max_tool_chars
+    with pytest.raises(LoopError, match=r"sft\.params\.bogus: unknown field"):
+        parse_loop_config({"sft": {"params": {"bogus": 1}}})
+
+
 def test_only_the_budget_may_change_on_resume() -> None:
     saved = parse_loop_config({"seed": 1})
     assert changed_fields(saved, parse_loop_config({"seed": 1, "minutes": 240})) == []
