@@ -151,8 +151,11 @@ class BatchSampler:
     log-probs of the distribution it was sampled from (what TRL's importance ratio starts from).
     """
 
-    def __init__(self, model: Any, tokenizer: Any, temperature: float) -> None:
+    def __init__(
+        self, model: Any, tokenizer: Any, temperature: float, *, logprobs: bool = True
+    ) -> None:
         self.model, self.tokenizer, self.temperature = model, tokenizer, temperature
+        self.logprobs = logprobs  # False (an evaluation): no scores kept, log-probs given as 0
         self.eos = int(tokenizer.eos_token_id)
         self.pad = int(tokenizer.pad_token_id if tokenizer.pad_token_id is not None else self.eos)
         self.ready = threading.Condition()
@@ -215,17 +218,28 @@ class BatchSampler:
                 **self._decoding(),
                 eos_token_id=self.eos,
                 pad_token_id=self.pad,
-                output_scores=True,
+                output_scores=self.logprobs,
                 return_dict_in_generate=True,
                 use_cache=True,
             )
-        steps = torch.stack(out.scores, dim=1).float().log_softmax(dim=-1)  # (rows, new, vocab)
+        new = out.sequences[:, width:]
+        scored = self.logprobs and len(out.scores) > 0
+        if scored:
+            # One step at a time: the whole (rows, new tokens, vocab) tensor of a batch of 40
+            # rows and 256 tokens would be gigabytes; only the sampled tokens' values are kept.
+            chosen = torch.stack(
+                [
+                    score.float().log_softmax(dim=-1).gather(1, new[:, t : t + 1]).squeeze(1)
+                    for t, score in enumerate(out.scores)
+                ],
+                dim=1,
+            )
         answers = []
         for row, (_, room) in enumerate(rows):
-            sampled = out.sequences[row, width:].tolist()[:room]
+            sampled = new[row].tolist()[:room]
             if self.eos in sampled:
                 sampled = sampled[: sampled.index(self.eos) + 1]
-            logprobs = [float(steps[row, t, token]) for t, token in enumerate(sampled)]
+            logprobs = chosen[row, : len(sampled)].tolist() if scored else [0.0] * len(sampled)
             answers.append((sampled, logprobs))
         return answers
 

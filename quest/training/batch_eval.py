@@ -51,7 +51,7 @@ def evaluate_model(
     lock = threading.Lock()
     for start in range(0, len(tasks), max(1, batch)):
         wave = list(enumerate(tasks))[start : start + max(1, batch)]
-        sampler = BatchSampler(model, tokenizer, temperature)
+        sampler = BatchSampler(model, tokenizer, temperature, logprobs=False)
         sampler.expect(len(wave))
 
         def one(item: tuple[int, TrainingTask], sampler: BatchSampler = sampler) -> None:
