@@ -225,22 +225,42 @@ class Outcome:
     line: str
 
 
-def evaluate(corpus: Path, n: int, max_turns: int) -> list[Outcome]:
-    store = CorpusStore(corpus)
-    items = question_set(store, n)
+@dataclass(frozen=True)
+class Run:
+    """The scripted researcher's run on one question, and the baseline's answer to it."""
+
+    report: str
+    turns: int
+    seconds: float
+    top_title: str  # the title of the top search result for the question ("" when none)
+
+
+def research_runs(corpus: Path, questions: list[str], max_turns: int) -> Iterator[Run]:
+    """The scripted researcher on each question, with the inference budgets cut to
+    `max_turns`, and the baseline a user would otherwise pick: the top search hit's title
+    (the search the policy's tools run, in the same mode). Shared by the accuracy benchmarks."""
     toolbox = offline_toolbox(corpus)
     searcher = Searcher.open(corpus)
     budgets = replace(Budgets.inference(), max_turns=max_turns)
-    outcomes = []
-    for item in items:
+    for question in questions:
         started = time.perf_counter()
-        result = run_agent(item.question, policy=ScriptedPolicy(), toolbox=toolbox, budgets=budgets)
+        result = run_agent(question, policy=ScriptedPolicy(), toolbox=toolbox, budgets=budgets)
         seconds = time.perf_counter() - started
-        line = answer_line(result.answer)
-        top = searcher.search(item.question, k=1)
-        baseline = f"**Answer:** {top[0].title}" if top else ""
+        hits = searcher.search(question, k=1)
+        yield Run(result.answer, result.turns, seconds, hits[0].title if hits else "")
+
+
+def evaluate(corpus: Path, n: int, max_turns: int) -> list[Outcome]:
+    items = question_set(CorpusStore(corpus), n)
+    outcomes = []
+    runs = research_runs(corpus, [i.question for i in items], max_turns)
+    for item, run in zip(items, runs, strict=True):
+        line = answer_line(run.report)
+        baseline = f"**Answer:** {run.top_title}" if run.top_title else ""
         outcomes.append(
-            Outcome(item, correct(item, line), correct(item, baseline), result.turns, seconds, line)
+            Outcome(
+                item, correct(item, line), correct(item, baseline), run.turns, run.seconds, line
+            )
         )
     return outcomes
 

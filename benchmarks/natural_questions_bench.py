@@ -28,17 +28,13 @@ import json
 import statistics
 import sys
 import tempfile
-import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.agent_accuracy_bench import build_corpus
+from benchmarks.agent_accuracy_bench import build_corpus, research_runs
 from benchmarks.natural_scoring import Gold, answer_line, is_correct
-from quest.agent import Budgets, ScriptedPolicy, run_agent
-from quest.search.searcher import Searcher
-from quest.tools.offline import offline_toolbox
 
 DATA = Path(__file__).resolve().parent / "data" / "natural_questions.jsonl"
 KINDS = ("wh", "paraphrase", "comparison", "two-hop", "numeric")
@@ -81,26 +77,19 @@ def load_items(path: Path = DATA) -> list[Item]:
 
 
 def evaluate(corpus: Path, items: list[Item], max_turns: int) -> list[Outcome]:
-    toolbox = offline_toolbox(corpus)
-    searcher = Searcher.open(corpus)
-    budgets = replace(Budgets.inference(), max_turns=max_turns)
     outcomes = []
-    for item in items:
-        started = time.perf_counter()
-        result = run_agent(item.question, policy=ScriptedPolicy(), toolbox=toolbox, budgets=budgets)
-        seconds = time.perf_counter() - started
-        line = answer_line(result.answer)
-        hits = searcher.search(item.question, k=1)
-        top = hits[0].title if hits else ""
+    runs = research_runs(corpus, [i.question for i in items], max_turns)
+    for item, run in zip(items, runs, strict=True):
+        line = answer_line(run.report)
         outcomes.append(
             Outcome(
                 item,
                 is_correct(item.gold, line, item.question),
-                is_correct(item.gold, top, item.question),
-                result.turns,
-                seconds,
+                is_correct(item.gold, run.top_title, item.question),
+                run.turns,
+                run.seconds,
                 line,
-                top,
+                run.top_title,
             )
         )
     return outcomes
