@@ -152,6 +152,11 @@ def ranked(
                 factor *= BRACKETED
             score = weight * _closeness(item.text, at, hits) * factor
             _count(tallies, text, item, score, strength)
+    from quest.agent.research.describe import described
+
+    for page in described(question, said, exclude):
+        stated = Said(page.sentence, page.url, page.subject)
+        _count(tallies, page.subject, stated, page.score, DEFINED if page.typed else 0)
     strongest = max((t.typed for t in tallies.values()), default=0)
     if typed_only and shape.type_words and strongest >= NAMED:
         floor = DEFINED if strongest >= DEFINED else NAMED
