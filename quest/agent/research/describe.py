@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from quest.agent.research.extract import Said
+from quest.agent.research.extract import Said, required
 from quest.agent.research.question import Question, key_terms
 from quest.agent.research.shape import NUMBER, YEAR, Shape
 
@@ -38,12 +38,6 @@ class Described:
     typed: bool
 
 
-def required(question: Question, shape: Shape) -> list[str]:
-    """The named things a page must name to be about the question: those outside the answer's
-    type words ("Italian" in "Which Italian city" says what the answer is)."""
-    return [e for e in question.entities if not set(key_terms(e)) <= shape.type_words]
-
-
 def answer_kinds(question: str) -> frozenset[str]:
     """What the question says its answer is: its type words ("which river"), else the noun it
     asks for ("What is the official language of Iran?" -> language), else nothing ("What do we
@@ -62,7 +56,7 @@ def described(question: str, said: Sequence[Said], exclude: Sequence[str] = ()) 
     if shape.kind in {NUMBER, YEAR} or shape.comparison is not None:
         return []
     wanted = set(asked.terms) - shape.type_words - asked.entity_terms
-    needed = [set(key_terms(e)) for e in required(asked, shape)]
+    needed = [set(key_terms(e)) for e in required(asked)]
     if len(wanted) < MIN_HITS:
         return []
     named = {_fold(name) for name in (*asked.entities, *exclude)}

@@ -28,6 +28,7 @@ BRACKETED = 0.5  # "7,088 km (4,404 mi)": the bracketed amount converts the othe
 NAMED, DEFINED = 2, 3  # typed by the words beside it ("the river Seine"), by its own page
 UNSTATED = 0.25  # a sentence about what the question names, stating none of what it asks
 MAX_CLAIM_NUMBERS = 3
+MAX_NAME_WORDS = 4
 _WORD = re.compile(r"[^\W_][\w'\u2019-]*")
 _AMOUNT = re.compile(
     r"(?<![\w.,])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
@@ -48,6 +49,7 @@ HEADS = frozenset({"people", "inhabitants"})
 _CHUNK = re.compile(r"[^,;:()\[\]\"“”]+")
 _ORDINARY = re.compile(r"(?:ed|ing|ly)$|^(?:In|On|At|By|For|With|From|After|Before|During)$")
 _LEADING_THE = re.compile(r"^(?:The|A|An)\s+")
+_POSSESSIVE = re.compile(r"['\u2019]s$")
 UNIT_NAMES = {
     "m": "metres",
     "meters": "metres",
@@ -157,6 +159,8 @@ def ranked(
     for page in described(question, said, exclude):
         stated = Said(page.sentence, page.url, page.subject)
         _count(tallies, page.subject, stated, page.score, DEFINED if page.typed else 0)
+    if shape.kind != PLACE:
+        _merge_short_names(tallies)
     strongest = max((t.typed for t in tallies.values()), default=0)
     if typed_only and shape.type_words and strongest >= NAMED:
         floor = DEFINED if strongest >= DEFINED else NAMED
@@ -182,8 +186,9 @@ def _relevance(asked: Question, shape: Shape, item: Said) -> tuple[float, frozen
     """How much of the question the sentence states (0 when it is not about what the
     question names), and the question's words it uses."""
     words = set(key_terms(f"{item.text} {item.subject}"))
-    named = [e for e in asked.entities if set(key_terms(e)) <= words]
-    if asked.entities and not named:
+    entities = required(asked)
+    named = [e for e in entities if set(key_terms(e)) <= words]
+    if entities and not named:
         return 0.0, frozenset()
     wanted = set(asked.terms) - asked.entity_terms - shape.type_words
     wanted |= _measure_cues(shape)
@@ -191,8 +196,20 @@ def _relevance(asked: Question, shape: Shape, item: Said) -> tuple[float, frozen
     if not named and not hits:
         return 0.0, hits
     share = len(hits) / max(1, len(wanted))
-    entities = len(named) / len(asked.entities) if asked.entities else 0.0
-    return share + UNSTATED * entities, hits
+    stated = len(named) / len(entities) if entities else 0.0
+    return share + UNSTATED * stated, hits
+
+
+def required(asked: Question) -> list[str]:
+    """The named things a sentence or page must name to be about the question: those outside
+    the answer's type words ("Italian" in "Which Italian city" says what the answer is)."""
+    return [e for e in asked.entities if not _qualifies_type(e, asked.text)]
+
+
+def _qualifies_type(name: str, question: str) -> bool:
+    """Whether the name stands between "which" and the noun of the kind asked for."""
+    pattern = rf"\b(?:[Ww]hich|[Ww]hat)\s+{re.escape(name)}\s+[a-z]"
+    return re.search(pattern, question) is not None
 
 
 def _measure_cues(shape: Shape) -> set[str]:
@@ -214,7 +231,7 @@ def _candidates(asked: Question, shape: Shape, item: Said) -> list[tuple[str, in
     found = []
     known = set(asked.terms)
     for phrase, offset in _names(item.text):
-        name = _LEADING_THE.sub("", phrase)
+        name = _POSSESSIVE.sub("", _LEADING_THE.sub("", phrase))
         terms = key_terms(name)
         if not terms or set(terms) <= known or name.casefold() in CALENDAR:
             continue
@@ -323,6 +340,27 @@ def _count(tallies: dict[str, _Tally], text: str, item: Said, score: float, type
     tally.by_url[item.url] = max(tally.by_url.get(item.url, 0.0), score)
     if score > tally.best[0]:
         tally.best = (score, item.text)
+
+
+def _merge_short_names(tallies: dict[str, _Tally]) -> None:
+    """A one-word candidate that ends one longer candidate only is that one by its last name:
+    "Mozart" in "two months before Mozart's death" is "Wolfgang Amadeus Mozart"."""
+    for key in [k for k in tallies if " " not in k]:
+        longer = [k for k in tallies if _full_name(tallies[k].text, key)]
+        if len(longer) != 1:
+            continue
+        short, full = tallies.pop(key), tallies[longer[0]]
+        full.typed = max(full.typed, short.typed)
+        for url, score in short.by_url.items():
+            full.by_url[url] = max(full.by_url.get(url, 0.0), score)
+
+
+def _full_name(name: str, last: str) -> bool:
+    """Whether `name` reads as a person's full name ending in `last`: two to four capitalised
+    words ("Wolfgang Amadeus Mozart"), not an official name ("Federative Republic of Brazil")."""
+    words = name.split()
+    capitalised = all(word[:1].isupper() for word in words)
+    return 2 <= len(words) <= MAX_NAME_WORDS and capitalised and words[-1].casefold() == last
 
 
 def _ranked(tallies: dict[str, _Tally]) -> list[Found]:

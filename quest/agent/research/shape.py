@@ -84,7 +84,9 @@ UNIT_WORDS = {
     "feet": "feet",
 }
 HOW_WORDS = frozenset({"many", "much", "long", "tall", "high", "deep", "big", "far", "old"})
-PLACE_NOUNS = frozenset({"country", "city", "continent", "town", "region", "state", "island"})
+PLACE_NOUNS = frozenset(
+    {"country", "city", "continent", "town", "region", "state", "island", "province", "county"}
+)
 AUXILIARIES = frozenset(
     {"is", "are", "was", "were", "did", "does", "do", "has", "have", "had", "can", "could"}
 )

@@ -4,8 +4,9 @@ found from what the whole page states, on small hand-written pages."""
 from __future__ import annotations
 
 from quest.agent.research.describe import answer_kinds, described
-from quest.agent.research.extract import Said, extract, person_resolved
+from quest.agent.research.extract import Said, extract, person_resolved, ranked
 from quest.agent.research.reading import resolve_subject
+from quest.agent.research.shape import Shape
 
 WIKI = "https://en.wikipedia.org/wiki/"
 
@@ -74,3 +75,33 @@ def test_a_page_sharing_one_word_with_the_description_is_no_candidate() -> None:
         "Island", "An island is land surrounded by water."
     )
     assert described(CANALS, pages) == []
+
+
+def test_a_word_that_qualifies_the_kind_asked_for_need_not_be_stated() -> None:
+    # "Italian" says what kind of city is wanted; the sentence about Venice never says it.
+    pages = said("Venice", "Venice is built on 118 small islands joined by canals.")
+    found = extract(CANALS, pages)
+    assert found is not None and found.answer == "Venice"
+
+
+def test_a_last_name_counts_for_the_full_name_but_an_official_name_stays_apart() -> None:
+    people = said(
+        "Hamlet",
+        "Hamlet is a tragedy written by William Shakespeare.",
+        "Shakespeare's play is set in Denmark; Thomas Kyd may have written an earlier version.",
+    )
+    found = extract("Who wrote Hamlet?", people)
+    assert found is not None and found.answer == "William Shakespeare"
+    assert "Shakespeare's" not in [f.answer for f in ranked("Who wrote Hamlet?", people)]
+    country = said(
+        "South America",
+        "Brazil, officially the Federative Republic of Brazil, is the largest country in "
+        "South America.",
+    )
+    answers = [f.answer for f in ranked("What is the largest country in South America?", country)]
+    assert "Brazil" in answers
+
+
+def test_a_place_named_with_its_kind_is_no_bridge() -> None:
+    assert Shape("What is the largest city in the province of Quebec?").bridge is None
+    assert Shape("What is the capital of the country where the Taj Mahal stands?").bridge
