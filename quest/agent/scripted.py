@@ -191,7 +191,11 @@ def _focus_searches(notebook: Notebook, focus: Focus) -> list[str]:
 def _visit_pages(notebook: Notebook, urls: list[str], question: str) -> str:
     shown = ", ".join(f"'{notebook.titles.get(url, url)}'" for url in urls)
     plan = _plan(notebook, f"Next: read {shown}, the pages about what the question names.")
-    goal = f"Find: {question}"[:MAX_GOAL_CHARS]
+    # A resolved two-hop question loses the bridge's kind ("the country where ..."), which a
+    # page's defining sentence states: the question as asked stays in the goal.
+    asked = notebook.question.text
+    goal = f"Find: {question}" + (f" ({asked})" if question != asked else "")
+    goal = goal[:MAX_GOAL_CHARS]
     return _call(plan, "visit", {"url": urls, "goal": goal})
 
 

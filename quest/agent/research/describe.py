@@ -12,18 +12,32 @@ first sentence says it is the kind of thing asked for ("Venice is a coastal city
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from quest.agent.research.extract import Said, required
-from quest.agent.research.question import Question, key_terms
+from quest.agent.research.extract import Said, ranked_lower, required
+from quest.agent.research.question import Question, key_terms, stem
 from quest.agent.research.shape import NUMBER, YEAR, Shape
 
 MIN_HITS = 2  # a page that states one word of the description only shares a word with it
 MIN_SHARE = 0.3
 WEIGHT = 2.0
 TYPED = 2.0  # its first sentence says it is the kind of thing asked for
+_COPULA = r"\s+(?:is|are|was|were)\s+(?:also\s+|now\s+)?"
+COPULAS = frozenset({"is", "are", "was", "were"})
+ARTICLES = frozenset({"a", "an", "the"})
+MAX_KIND_WORDS = 6
+SUPERLATIVE = 2.0
+_SUPERLATIVE = re.compile(r"\b(?:the|its|their)\s+(\w{2,}est)\b", re.IGNORECASE)
+_BRACKETS = re.compile(r"\s*\([^()]*\)")
+# Words that end the noun phrase saying what a thing is ("a coastal city [in] Italy").
+STOPS = frozenset(
+    {"in", "on", "at", "near", "from", "to", "by", "of", "between", "with", "for", "as"}
+    | {"which", "that", "who", "whose", "where", "whereby", "when", "located", "situated"}
+    | {"known"}
+)
 _ASKED_NOUN = re.compile(
     r"(?i)(?:what|who|which)\s+(?:is|was|are|were)\s+the\s+([\w\s-]+?)\s+(?:of|for|in|on)\s"
 )
@@ -61,6 +75,7 @@ def described(question: str, said: Sequence[Said], exclude: Sequence[str] = ()) 
         return []
     named = {_fold(name) for name in (*asked.entities, *exclude)}
     kinds = answer_kinds(question)
+    picked = frozenset(stem(m.group(1).casefold()) for m in _SUPERLATIVE.finditer(question))
     found = []
     for url, page in _pages(said).items():
         subject_terms = set(key_terms(page.subject))
@@ -68,14 +83,16 @@ def described(question: str, said: Sequence[Said], exclude: Sequence[str] = ()) 
             continue
         stated = page.terms - subject_terms
         hits = wanted & stated
-        share = len(hits) / len(wanted)
+        share = _weight(hits, picked) / _weight(wanted, picked)
         if len(hits) < MIN_HITS or share < MIN_SHARE or not all(n <= page.terms for n in needed):
             continue
-        typed = bool(kinds & set(key_terms(page.lead.split(";")[0])))
+        if wanted & ranked_lower(page.lead):
+            continue  # "the second highest mountain": not the highest
+        typed = bool(kinds & page.kinds)
         if kinds and not typed:
             continue
         best = max(page.sentences, key=lambda text: len(wanted & set(key_terms(text))))
-        in_one = len(wanted & set(key_terms(best))) / len(wanted)
+        in_one = _weight(wanted & set(key_terms(best)), picked) / _weight(wanted, picked)
         score = WEIGHT * (share + in_one) / 2 * (TYPED if typed else 1.0)
         found.append(Described(page.subject, url, best, score, typed))
     return sorted(found, key=lambda d: -d.score)
@@ -87,17 +104,47 @@ class _Page:
     lead: str  # its first sentence that names its subject: what it says the subject is
     terms: set[str]
     sentences: list[str]
+    kinds: set[str]  # what its sentences that open on its subject say it is
 
 
 def _pages(said: Sequence[Said]) -> dict[str, _Page]:
     pages: dict[str, _Page] = {}
     for item in said:
-        page = pages.setdefault(item.url, _Page(item.subject, "", set(), []))
+        page = pages.setdefault(item.url, _Page(item.subject, "", set(), [], set()))
         page.terms.update(key_terms(item.text))
         page.sentences.append(item.text)
+        page.kinds.update(_kinds(item.text, item.subject))
         if not page.lead and _fold(item.subject) in _fold(item.text):
             page.lead = item.text
     return {url: page for url, page in pages.items() if page.lead and page.subject}
+
+
+def _weight(terms: set[str], superlatives: frozenset[str]) -> float:
+    """A superlative picks one thing out of its kind ("the tallest animal"): it counts double."""
+    return sum(SUPERLATIVE if term in superlatives else 1.0 for term in terms)
+
+
+def _kinds(sentence: str, subject: str) -> list[str]:
+    """The nouns a sentence uses to say what its subject is: "Mount Kilimanjaro is the highest
+    mountain in Africa" -> highest, mountain; "Qin Shi Huang was the founder of the Qin dynasty
+    and the first emperor of China" -> founder, first, emperor; nothing from "Lesotho is
+    located in the Maloti Mountains", which says where it is."""
+    bare = _BRACKETS.sub("", sentence.split(";", maxsplit=1)[0])
+    # "Hypertension, also known as high blood pressure, is ...": the aside goes too.
+    named = re.escape(subject)
+    bare = re.sub(rf"^(?:The\s+)?({named}s?),[^;]*?,\s+(?=(?:is|are|was|were)\b)", r"\1 ", bare)
+    match = re.search(rf"(?:^|\s){re.escape(_fold(subject))}s?{_COPULA}(.*)", _fold(bare))
+    if match is None:
+        return []
+    found: list[str] = []
+    for index, part in enumerate(match.group(1).split(" and ")):
+        words = part.split()
+        words = words[1:] if words[:1] and words[0] in COPULAS else words
+        if not words or words[0].endswith("ed") or (index and words[0] not in ARTICLES):
+            continue  # "is located in ...", "and its most populous city": not what it is
+        kept = list(itertools.takewhile(lambda word: word not in STOPS, words))
+        found += key_terms(" ".join(kept[:MAX_KIND_WORDS]))
+    return found
 
 
 def _fold(text: str) -> str:

@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from quest.agent.research.question import Question, key_terms, phrases
+from quest.agent.research.question import Question, key_terms, phrases, stem
 from quest.agent.research.shape import ATTRIBUTES, NUMBER, PERSON, PLACE, YEAR, Shape
 
 TYPE_BONUS = 1.0
@@ -50,6 +50,11 @@ _CHUNK = re.compile(r"[^,;:()\[\]\"“”]+")
 _ORDINARY = re.compile(r"(?:ed|ing|ly)$|^(?:In|On|At|By|For|With|From|After|Before|During)$")
 _LEADING_THE = re.compile(r"^(?:The|A|An)\s+")
 _POSSESSIVE = re.compile(r"['\u2019]s$")
+_ORDINAL_SUPERLATIVE = re.compile(
+    r"\b(?:second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|\d+(?:nd|rd|th))"
+    r"[- ](?:most[- ])?(\w+est)\b",
+    re.IGNORECASE,
+)
 UNIT_NAMES = {
     "m": "metres",
     "meters": "metres",
@@ -152,7 +157,8 @@ def ranked(
                 factor *= _closeness(item.text, at, asked.entity_terms)  # whose figure it is
             if _bracketed(item.text, at):
                 factor *= BRACKETED
-            score = weight * _closeness(item.text, at, hits) * factor
+            size = len(_WORD.findall(text))
+            score = weight * _closeness(item.text, at, hits, size) * factor
             _count(tallies, text, item, score, strength)
     from quest.agent.research.describe import described
 
@@ -192,7 +198,7 @@ def _relevance(asked: Question, shape: Shape, item: Said) -> tuple[float, frozen
         return 0.0, frozenset()
     wanted = set(asked.terms) - asked.entity_terms - shape.type_words
     wanted |= _measure_cues(shape)
-    hits = frozenset(wanted & set(key_terms(item.text)))
+    hits = frozenset(wanted & set(key_terms(item.text))) - ranked_lower(item.text)
     if not named and not hits:
         return 0.0, hits
     share = len(hits) / max(1, len(wanted))
@@ -210,6 +216,19 @@ def _qualifies_type(name: str, question: str) -> bool:
     """Whether the name stands between "which" and the noun of the kind asked for."""
     pattern = rf"\b(?:[Ww]hich|[Ww]hat)\s+{re.escape(name)}\s+[a-z]"
     return re.search(pattern, question) is not None
+
+
+def ranked_lower(text: str) -> frozenset[str]:
+    """Superlatives the text uses only ranked below the first: "the second highest mountain"
+    is not what "the highest mountain" asks for; "the largest city of Quebec, the second-largest
+    in Canada" still states "largest"."""
+    ranked = [match.group(1).casefold() for match in _ORDINAL_SUPERLATIVE.finditer(text)]
+    folded = text.casefold()
+    return frozenset(
+        stem(word)
+        for word in ranked
+        if len(re.findall(rf"\b{re.escape(word)}\b", folded)) <= ranked.count(word)
+    )
 
 
 def _measure_cues(shape: Shape) -> set[str]:
@@ -284,9 +303,15 @@ def _position(text: str, offset: int) -> int:
     return len(_WORD.findall(text[: max(0, offset)]))
 
 
-def _closeness(text: str, at: int, hits: frozenset[str]) -> float:
-    """1 next to one of the question's words, half at PROXIMITY words, less further."""
-    positions = [i for i, w in enumerate(_WORD.findall(text)) if set(key_terms(w)) & hits]
+def _closeness(text: str, at: int, hits: frozenset[str], size: int = 1) -> float:
+    """1 next to one of the question's words, half at PROXIMITY words, less further. The
+    candidate's own words do not count: "Maloti Mountains" is not near "mountain" by itself."""
+    words = _WORD.findall(text)
+    positions = [
+        i
+        for i, w in enumerate(words)
+        if set(key_terms(w)) & hits and not (size > 1 and at <= i < at + size)
+    ]
     if not positions:
         return 0.5
     distance = min(abs(at - p) for p in positions)

@@ -87,6 +87,7 @@ HOW_WORDS = frozenset({"many", "much", "long", "tall", "high", "deep", "big", "f
 PLACE_NOUNS = frozenset(
     {"country", "city", "continent", "town", "region", "state", "island", "province", "county"}
 )
+ARTICLES = frozenset({"the", "a", "an"})
 AUXILIARIES = frozenset(
     {"is", "are", "was", "were", "did", "does", "do", "has", "have", "had", "can", "could"}
 )
@@ -128,12 +129,17 @@ class Shape:
     @cached_property
     def type_words(self) -> frozenset[str]:
         """The words after which/what up to the verb: "which Italian city is" -> {italian,
-        city}; "who" gives none."""
+        city}; "who" gives none. An article or a name after the noun starts the rest of the
+        question: "In which country the Eiffel Tower is" -> {country}."""
         words = _WORD.findall(self.text.split(",")[0])
         start = next((i for i, w in enumerate(words) if w.casefold() in {"which", "what"}), -1)
         found: list[str] = []
         for word in words[start + 1 : start + 5] if start >= 0 else []:
             if word.casefold() in AUXILIARIES or (found and _verb_like(word)):
+                break
+            if word.casefold() in ARTICLES or (
+                word[:1].isupper() and any(w.islower() for w in found)
+            ):
                 break
             found.append(word)
         return frozenset(key_terms(" ".join(found)))

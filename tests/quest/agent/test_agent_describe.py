@@ -3,10 +3,20 @@ found from what the whole page states, on small hand-written pages."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import pytest
+
+from quest.agent import Budgets, ScriptedPolicy, run_agent
 from quest.agent.research.describe import answer_kinds, described
 from quest.agent.research.extract import Said, extract, person_resolved, ranked
 from quest.agent.research.reading import resolve_subject
 from quest.agent.research.shape import Shape
+from quest.corpus import Document, corpus_write
+from quest.search.indexing import bm25_build
+from quest.tools import Toolbox
+from quest.tools.offline import offline_toolbox
 
 WIKI = "https://en.wikipedia.org/wiki/"
 
@@ -105,3 +115,111 @@ def test_a_last_name_counts_for_the_full_name_but_an_official_name_stays_apart()
 def test_a_place_named_with_its_kind_is_no_bridge() -> None:
     assert Shape("What is the largest city in the province of Quebec?").bridge is None
     assert Shape("What is the capital of the country where the Taj Mahal stands?").bridge
+
+
+def test_the_kind_asked_for_counts_words_around_a_name_not_the_name_itself() -> None:
+    assert Shape("In which country the Eiffel Tower is?").type_words == {"country"}
+    assert Shape("Which Italian city is built on islands?").type_words == {"italian", "city"}
+
+
+def test_a_sentence_that_ranks_its_subject_second_does_not_answer_a_superlative() -> None:
+    question = "What is the highest mountain in Africa?"
+    pages = [
+        *said("Mount Kenya", "Mount Kenya is the second highest mountain in Africa."),
+        *said("Lesotho", "Lesotho is located in the Maloti Mountains, the highest peak in Africa."),
+        *said(
+            "Mount Kilimanjaro",
+            "Mount Kilimanjaro is a dormant volcano in Tanzania.",
+            "It is the highest mountain in Africa.",
+        ),
+    ]
+    found = extract(question, pages)
+    assert found is not None and found.answer == "Mount Kilimanjaro"
+    assert [page.subject for page in described(question, pages)] == ["Mount Kilimanjaro"]
+
+
+@pytest.fixture(scope="module")
+def eiffel_world(tmp_path_factory: pytest.TempPathFactory) -> Toolbox:
+    pages = {
+        "Eiffel Tower": "The Eiffel Tower is a lattice tower in Paris, France.",
+        "Paris": "Paris is the capital and largest city of France.",
+        "France": "France is a country in Western Europe.\n\n"
+        "The currency used in France is the Euro, which replaced the Franc in 2002.",
+    }
+    documents = [
+        Document(
+            url=WIKI + "_".join(title.split()),
+            title=title,
+            text=text,
+            source="wikipedia",
+            licence="test",
+            topic="",
+            fetched_at="2026",
+        )
+        for title, text in pages.items()
+    ]
+    folder = tmp_path_factory.mktemp("eiffel_world")
+    corpus_write(folder, documents)
+    bm25_build(folder)
+    return offline_toolbox(Path(folder))
+
+
+def test_a_page_read_after_the_bridge_is_read_for_the_question_asked(
+    eiffel_world: Toolbox,
+) -> None:
+    # Once the bridge reads "Paris", the goal "What currency is used in Paris?" alone would
+    # leave out what says which place is a country: the question asked stays in the goal.
+    question = "What currency is used in the country where the Eiffel Tower is?"
+    result = run_agent(
+        question, policy=ScriptedPolicy(), toolbox=eiffel_world, budgets=Budgets.rl()
+    )
+    goals = [
+        json.loads(turn["content"].split("<tool_call>")[1].split("</tool_call>")[0])
+        for segment in result.trajectory.segments
+        for turn in segment.turns
+        if turn["role"] == "assistant" and "<tool_call>" in turn["content"]
+    ]
+    visits = [call["arguments"]["goal"] for call in goals if call["name"] == "visit"]
+    bridged = [goal for goal in visits if "used in the country" not in goal.split("(")[0]]
+    assert bridged and all(f"({question})" in goal for goal in bridged)
+    assert result.answer.splitlines()[0].startswith("**Answer:** Euro")
+
+
+def test_what_a_page_says_its_subject_is_comes_from_its_defining_clause() -> None:
+    pages = [
+        *said(
+            "Hypertension",
+            "Hypertension, also known as high blood pressure, is a long-term medical condition.",
+            "Hypertension is a major risk factor for stroke and dementia.",
+        ),
+        *said(
+            "Alzheimer's disease",
+            "Alzheimer's disease (AD) is a neurodegenerative disease and is the most common "
+            "cause of dementia.",
+        ),
+        *said(
+            "Ontario",
+            "Ontario is home to the capital, Ottawa, and its most populous city, Toronto.",
+        ),
+    ]
+    question = "What is the most common cause of dementia?"
+    assert [page.subject for page in described(question, pages)] == ["Alzheimer's disease"]
+    # "and its most populous city" does not make Ontario a city.
+    assert described("What is the most populous city of Canada?", pages) == []
+
+
+def test_the_superlative_asked_for_outweighs_other_words_of_the_description() -> None:
+    question = "Which African animal with a very long neck is the tallest living land animal?"
+    pages = [
+        *said("Elephant", "Elephants are the largest living land animals."),
+        *said("Giraffe", "Giraffes are the tallest living animals."),
+    ]
+    assert next(page.subject for page in described(question, pages)) == "Giraffe"
+
+
+def test_a_superlative_also_stated_unranked_still_counts() -> None:
+    pages = said(
+        "Montreal", "Montreal is the largest city in Quebec, the second-largest in Canada."
+    )
+    found = extract("What is the largest city in Quebec?", pages)
+    assert found is not None and found.answer == "Montreal"
