@@ -208,7 +208,8 @@ def _answer(notebook: Notebook, why: str) -> str:
     # A question of several parts is answered part by part from the trusted facts (research.
     # answers); a single question by what the pages read state (research.extract).
     single = len(notebook.ledger.parts) == 1 or Shape(notebook.question.text).comparison is not None
-    direct = answer(notebook.question.text, notebook.said) if single else None
+    retrieved = notebook.first_results[:TOP_RESULTS]
+    direct = answer(notebook.question.text, notebook.said, retrieved) if single else None
     report = write_report(
         notebook.question.text, notebook.to_state(), titles=notebook.titles, direct=direct
     )

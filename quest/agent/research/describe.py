@@ -23,6 +23,8 @@ from quest.agent.research.shape import NUMBER, YEAR, Shape
 
 MIN_HITS = 2  # a page that states one word of the description only shares a word with it
 MIN_SHARE = 0.3
+MIN_SHARE_RETRIEVED = 0.2
+RETRIEVED = 1.5  # ranked first by the question's own searches
 WEIGHT = 2.0
 TYPED = 2.0  # its first sentence says it is the kind of thing asked for
 _COPULA = r"\s+(?:is|are|was|were)\s+(?:also\s+|now\s+)?"
@@ -50,6 +52,7 @@ class Described:
     sentence: str  # the page's sentence that states most of the description
     score: float
     typed: bool
+    line_score: float  # how much of the description its sentence states by itself
 
 
 def answer_kinds(question: str) -> frozenset[str]:
@@ -64,8 +67,16 @@ def answer_kinds(question: str) -> frozenset[str]:
     return frozenset(key_terms(match.group(1))[-1:]) if match else frozenset()
 
 
-def described(question: str, said: Sequence[Said], exclude: Sequence[str] = ()) -> list[Described]:
-    """The pages read that the question describes, best first."""
+def described(
+    question: str,
+    said: Sequence[Said],
+    exclude: Sequence[str] = (),
+    *,
+    retrieved: Sequence[str] = (),
+) -> list[Described]:
+    """The pages read that the question describes, best first. A page the question's own
+    searches ranked first (`retrieved`) needs less of the description in words: a paraphrase
+    shares few words with the page a dense retriever finds by meaning."""
     shape, asked = Shape(question), Question(question)
     if shape.kind in {NUMBER, YEAR} or shape.comparison is not None:
         return []
@@ -84,7 +95,9 @@ def described(question: str, said: Sequence[Said], exclude: Sequence[str] = ()) 
         stated = page.terms - subject_terms
         hits = wanted & stated
         share = _weight(hits, picked) / _weight(wanted, picked)
-        if len(hits) < MIN_HITS or share < MIN_SHARE or not all(n <= page.terms for n in needed):
+        first = url in retrieved
+        least = MIN_SHARE_RETRIEVED if first else MIN_SHARE
+        if len(hits) < MIN_HITS or share < least or not all(n <= page.terms for n in needed):
             continue
         if wanted & ranked_lower(page.lead):
             continue  # "the second highest mountain": not the highest
@@ -93,8 +106,9 @@ def described(question: str, said: Sequence[Said], exclude: Sequence[str] = ()) 
             continue
         best = max(page.sentences, key=lambda text: len(wanted & set(key_terms(text))))
         in_one = _weight(wanted & set(key_terms(best)), picked) / _weight(wanted, picked)
-        score = WEIGHT * (share + in_one) / 2 * (TYPED if typed else 1.0)
-        found.append(Described(page.subject, url, best, score, typed))
+        kind = TYPED if typed else 1.0
+        score = WEIGHT * (share + in_one) / 2 * kind * (RETRIEVED if first else 1.0)
+        found.append(Described(page.subject, url, best, score, typed, WEIGHT * in_one * kind))
     return sorted(found, key=lambda d: -d.score)
 
 

@@ -101,7 +101,7 @@ class Found:
 class _Tally:
     text: str
     by_url: dict[str, float]
-    best: tuple[float, str]  # (score, sentence)
+    best: tuple[float, str, str]  # (score, sentence, its page)
     typed: int = 0  # how surely some sentence says it is the kind of thing asked for
 
 
@@ -115,19 +115,31 @@ def person_resolved(sentence: str, subject: str) -> str:
     return owner + sentence[match.end() :]
 
 
-def extract(question: str, said: Sequence[Said], exclude: Sequence[str] = ()) -> Found | None:
-    """The best-supported answer to `question` in `said`, or None."""
+def extract(
+    question: str,
+    said: Sequence[Said],
+    exclude: Sequence[str] = (),
+    *,
+    retrieved: Sequence[str] = (),
+) -> Found | None:
+    """The best-supported answer to `question` in `said`, or None; `retrieved` lists the pages
+    the question's own searches ranked first (research.describe)."""
     shape = Shape(question)
     if shape.comparison is not None:
         from quest.agent.research.compare import compare
 
         return compare(shape, said)
-    found = ranked(question, said, exclude)
+    found = ranked(question, said, exclude, retrieved=retrieved)
     return found[0] if found else None
 
 
 def ranked(
-    question: str, said: Sequence[Said], exclude: Sequence[str] = (), *, typed_only: bool = True
+    question: str,
+    said: Sequence[Said],
+    exclude: Sequence[str] = (),
+    *,
+    typed_only: bool = True,
+    retrieved: Sequence[str] = (),
 ) -> list[Found]:
     """Every candidate answer to a question that is not a comparison, best first; `exclude`
     names things that cannot be the answer (what an earlier hop asked about). For a question
@@ -162,9 +174,10 @@ def ranked(
             _count(tallies, text, item, score, strength)
     from quest.agent.research.describe import described
 
-    for page in described(question, said, exclude):
+    for page in described(question, said, exclude, retrieved=retrieved):
         stated = Said(page.sentence, page.url, page.subject)
-        _count(tallies, page.subject, stated, page.score, DEFINED if page.typed else 0)
+        typed = DEFINED if page.typed else 0
+        _count(tallies, page.subject, stated, page.score, typed, line_score=page.line_score)
     if shape.kind != PLACE:
         _merge_short_names(tallies)
     strongest = max((t.typed for t in tallies.values()), default=0)
@@ -358,13 +371,24 @@ def _unit(amount: str) -> str:
     return UNIT_NAMES.get(found, found)
 
 
-def _count(tallies: dict[str, _Tally], text: str, item: Said, score: float, typed: int) -> None:
+def _count(
+    tallies: dict[str, _Tally],
+    text: str,
+    item: Said,
+    score: float,
+    typed: int,
+    *,
+    line_score: float | None = None,
+) -> None:
+    """Adds a candidate's support from one sentence; `line_score`, when given, is how well the
+    sentence states the answer by itself (the line a report shows), apart from the support."""
     key = " ".join(text.casefold().split())
-    tally = tallies.setdefault(key, _Tally(text, {}, (0.0, "")))
+    tally = tallies.setdefault(key, _Tally(text, {}, (0.0, "", "")))
     tally.typed = max(tally.typed, typed)
     tally.by_url[item.url] = max(tally.by_url.get(item.url, 0.0), score)
-    if score > tally.best[0]:
-        tally.best = (score, item.text)
+    shown = score if line_score is None else line_score
+    if shown > tally.best[0]:
+        tally.best = (shown, item.text, item.url)
 
 
 def _merge_short_names(tallies: dict[str, _Tally]) -> None:
@@ -392,7 +416,9 @@ def _ranked(tallies: dict[str, _Tally]) -> list[Found]:
     order = sorted(tallies.values(), key=lambda t: (-sum(t.by_url.values()), len(t.text), t.text))
     found = []
     for tally in order:
-        urls = tuple(sorted(tally.by_url, key=lambda url: -tally.by_url[url]))
+        # The page of the sentence shown is cited first, then the others by support.
+        shown = tally.best[2]
+        urls = tuple(sorted(tally.by_url, key=lambda url: (url != shown, -tally.by_url[url])))
         line = answer_line(tally.text, tally.best[1])
         found.append(Found(tally.text, line, urls, sum(tally.by_url.values())))
     return found

@@ -65,11 +65,13 @@ def _records(focus: Focus, said: Sequence[Said]) -> Focus:
     return replace(focus, more=(subject,), searches=(search,))
 
 
-def answer(question: str, said: Sequence[Said]) -> Found | None:
-    """The direct answer to the question, through its bridge when it has one."""
+def answer(question: str, said: Sequence[Said], retrieved: Sequence[str] = ()) -> Found | None:
+    """The direct answer to the question, through its bridge when it has one; `retrieved`
+    lists the pages the question's own searches ranked first."""
     focus = research_focus(question, said)
-    exclude = Question(question).entities if focus.bridge else ()
-    return extract(focus.question, said, exclude)
+    if focus.bridge:
+        return extract(focus.question, said, Question(question).entities)
+    return extract(focus.question, said, retrieved=retrieved)
 
 
 def _contenders(question: str, said: Sequence[Said], *, bridged: bool = False) -> tuple[str, ...]:

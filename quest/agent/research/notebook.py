@@ -119,8 +119,9 @@ class Notebook:
     def _add_results(self, results: list[Result]) -> None:
         by_query: dict[str, int] = {}
         if not self.first_results and results:
-            first = results[0].query
-            self.first_results = [r.url for r in results if r.query == first]
+            # Each query's best results first: "1. of the first query, 1. of the second, ..."
+            ordered = sorted(results, key=lambda r: r.rank)
+            self.first_results = list(dict.fromkeys(r.url for r in ordered))
         for result in results:
             self.titles.setdefault(result.url, result.title)
             self._learn_addresses(result)

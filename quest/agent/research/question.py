@@ -148,15 +148,17 @@ class Question:
 
     def plan(self) -> list[tuple[str, str]]:
         """The first searches, as (query, intent): quoted phrases, the question's key words,
-        each named thing with what is asked about it, then the question as written."""
+        the question as written, then each named thing with what is asked about it."""
         attributes = " ".join(self.attribute_words[:4])
         planned = [(f"{q} {attributes}".strip(), f'the quoted phrase "{q}"') for q in self.quoted]
         keywords = " ".join(w for w in _WORD.findall(self.text) if stem(normalise(w)) in self.terms)
         planned.append((keywords, "the question's key words"))
+        # A dense retriever matches the question's meaning, which its key words alone lose.
+        asked = self.text.strip().split("\n", 1)[0]  # its first line: notes after it are no query
+        planned.append((asked.rstrip("?").strip(), "the question as written"))
         for entity in self.entities[:2]:
             planned.append((f"{entity} {attributes}".strip(), f"what is asked about {entity}"))
             planned.append((entity, f"background on {entity}"))
-        planned.append((self.text.strip().rstrip("?").strip(), "the question as written"))
         return _distinct(planned)[:MAX_QUERIES]
 
     def followup(self, claim: str) -> tuple[str, str]:

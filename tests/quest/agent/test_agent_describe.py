@@ -11,6 +11,7 @@ import pytest
 from quest.agent import Budgets, ScriptedPolicy, run_agent
 from quest.agent.research.describe import answer_kinds, described
 from quest.agent.research.extract import Said, extract, person_resolved, ranked
+from quest.agent.research.question import Question
 from quest.agent.research.reading import resolve_subject
 from quest.agent.research.shape import Shape
 from quest.corpus import Document, corpus_write
@@ -223,3 +224,31 @@ def test_a_superlative_also_stated_unranked_still_counts() -> None:
     )
     found = extract("What is the largest city in Quebec?", pages)
     assert found is not None and found.answer == "Montreal"
+
+
+def test_the_question_as_written_is_searched_second_for_a_retriever_that_reads_meaning() -> None:
+    planned = [query for query, _ in Question("Which organ pumps blood around the body?").plan()]
+    assert planned[:2] == [
+        "organ pumps blood around body",
+        "Which organ pumps blood around the body",
+    ]
+
+
+def test_a_page_the_searches_ranked_first_needs_fewer_of_the_question_s_words() -> None:
+    question = "What do we call the fourth world out from the Sun, the one that looks rusty red?"
+    mars = said("Mars", "Mars is the fourth planet from the Sun.", "It is red.")
+    sun = said("Sun", "The Sun is the star at the centre of the Solar System.")
+    assert described(question, [*sun, *mars]) == []  # two words of seven: a shared word or two
+    found = described(question, [*sun, *mars], retrieved=[mars[0].url])
+    assert [page.subject for page in found] == ["Mars"]
+
+
+def test_the_page_whose_sentence_is_shown_is_cited_first() -> None:
+    pages = [
+        *said("Canberra, Australia (GeoNames)", "Canberra is a city in Australia."),
+        *said("Canberra", "Canberra is the capital city of Australia."),
+    ]
+    pages = [Said(item.text, item.url, "Canberra") for item in pages]
+    found = extract("What is the capital city of Australia?", pages, retrieved=[pages[0].url])
+    assert found is not None and found.line.startswith("Canberra is the capital city")
+    assert found.urls[0] == WIKI + "Canberra"
