@@ -185,7 +185,14 @@ def _focus_searches(notebook: Notebook, focus: Focus) -> list[str]:
     then the name with each family of record pages seen."""
     labels = notebook.record_labels()[:RECORD_FAMILIES]
     records = [f"{name} {label}" for name in focus.more for label in labels]
-    return [q for q in [*focus.searches, *records] if q not in notebook.queries]
+    # A name the results only use to place other things ("Padang, Indonesia") has its own
+    # page drowned by theirs: searched as the country a gazetteer says it is.
+    countries = [
+        f"{name} country"
+        for name in focus.names
+        if notebook.page_about(name) is None and notebook.contains_others(name)
+    ]
+    return [q for q in [*countries, *focus.searches, *records] if q not in notebook.queries]
 
 
 def _visit_pages(notebook: Notebook, urls: list[str], question: str) -> str:

@@ -329,6 +329,17 @@ class Notebook:
             None,
         )
 
+    def contains_others(self, name: str) -> bool:
+        """Whether result titles name `name` as where other things are ("Padang, Indonesia
+        (GeoNames)"): a gazetteer qualifies a place with its country."""
+        key = _fold(name)
+        return any(
+            title_label(title) in GAZETTEERS
+            and _fold(_LABEL_FREE.sub("", title)).endswith(key)
+            and _fold(page_subject(title)) != key
+            for title in self.titles.values()
+        )
+
     def record_labels(self) -> list[str]:
         """Qualifiers that several result titles carry ("GeoNames" in "Lima, Peru
         (GeoNames)"): a family of record pages, which searching a name with finds."""

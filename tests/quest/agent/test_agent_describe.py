@@ -11,9 +11,12 @@ import pytest
 from quest.agent import Budgets, ScriptedPolicy, run_agent
 from quest.agent.research.describe import answer_kinds, described
 from quest.agent.research.extract import Said, extract, person_resolved, ranked
+from quest.agent.research.focus import research_focus
+from quest.agent.research.notebook import Notebook
 from quest.agent.research.question import Question
 from quest.agent.research.reading import resolve_subject
 from quest.agent.research.shape import Shape
+from quest.agent.scripted import _focus_searches
 from quest.corpus import Document, corpus_write
 from quest.search.indexing import bm25_build
 from quest.tools import Toolbox
@@ -252,3 +255,14 @@ def test_the_page_whose_sentence_is_shown_is_cited_first() -> None:
     found = extract("What is the capital city of Australia?", pages, retrieved=[pages[0].url])
     assert found is not None and found.line.startswith("Canberra is the capital city")
     assert found.urls[0] == WIKI + "Canberra"
+
+
+def test_a_place_the_results_only_use_to_place_others_is_searched_as_a_country() -> None:
+    question = "What is the population of Canada?"
+    notebook = Notebook(question)
+    notebook.titles["https://www.geonames.org/1"] = "Québec, Canada (GeoNames)"
+    notebook.titles["https://www.geonames.org/2"] = "Ottawa, Canada (GeoNames)"
+    assert notebook.contains_others("Canada") and not notebook.contains_others("Ottawa")
+    assert "Canada country" in _focus_searches(notebook, research_focus(question, []))
+    notebook.titles[WIKI + "Canada"] = "Canada"  # its own page is among the results
+    assert "Canada country" not in _focus_searches(notebook, research_focus(question, []))
