@@ -43,6 +43,7 @@ _ORDINAL = re.compile(
     r"|longest|highest|tallest)",
     re.IGNORECASE,
 )
+_LATITUDE = re.compile(r"\blatitude\s+(-?\d+(?:\.\d+)?)")  # negative: south of the equator
 _DEFINITION = re.compile(r"\b(?:is|was) (?:a|an|the) ((?:[\w-]+[ ,]*){1,5})")
 _CLAUSE_WORDS = frozenset(
     {"located", "in", "of", "on", "that", "which", "with", "and", "by", "from", "at", "for"}
@@ -139,6 +140,9 @@ def _line(
     if label in {"born", "died"}:
         order = "later" if comparison.larger_wins else "earlier"
         return f"{winner} ({label} {won.text}), {order} than {loser} ({label} {lost.text})."
+    if label == "latitude":
+        side = "north" if comparison.larger_wins else "south"
+        return f"{winner}: latitude {won.text}, further {side} than {loser} ({lost.text})."
     order = "more" if comparison.larger_wins else "less"
     said = _comparative(shape) or f"{order} {label}"
     return f"{winner}: {label} {won.text}, {said} than {loser} ({lost.text})."
@@ -186,6 +190,9 @@ def _figures(comparison: Comparison, item: Said, cues: frozenset[str]) -> list[F
         return []
     if comparison.attribute in {"born", "died"}:
         return _years(comparison, item, words, cue_at)
+    if comparison.attribute == "latitude":
+        stated = _LATITUDE.finditer(item.text)
+        return [Figure(float(m.group(1)), m.group(1), item.url, 1.0) for m in stated]
     found = []
     preferred = UNITS.get(comparison.attribute, frozenset())
     for match in _AMOUNT.finditer(item.text):

@@ -54,6 +54,10 @@ ATTRIBUTES: dict[str, tuple[frozenset[str], frozenset[str]]] = {
         frozenset({"died", "death", "die"}),
         frozenset({"died", "death"}),
     ),
+    "latitude": (
+        frozenset({"north", "south", "northern", "southern", "latitude", "northernmost"}),
+        frozenset({"latitude"}),
+    ),
     "distance": (
         frozenset({"far", "farther", "further", "closer", "nearer", "distance", "close"}),
         frozenset({"distance", "km", "au", "orbit", "orbits", "from"}),
@@ -180,6 +184,8 @@ class Shape:
         attribute = next((name for name, (asks, _) in ATTRIBUTES.items() if asks & words), "")
         if attribute in {"born", "died"} or words & (EARLIER | LATER):
             larger = bool(words & LATER) and not words & EARLIER
+        elif attribute == "latitude":
+            larger = not words & {"south", "southern", "southernmost"}  # north is up
         else:
             larger = not (words & SMALLER)
         return Comparison(options, attribute, larger)

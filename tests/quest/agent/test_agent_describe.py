@@ -266,3 +266,16 @@ def test_a_place_the_results_only_use_to_place_others_is_searched_as_a_country()
     assert "Canada country" in _focus_searches(notebook, research_focus(question, []))
     notebook.titles[WIKI + "Canada"] = "Canada"  # its own page is among the results
     assert "Canada country" not in _focus_searches(notebook, research_focus(question, []))
+
+
+def test_further_north_or_south_compares_the_records_latitudes() -> None:
+    pages = [
+        *said("Oslo", "Oslo is a city in Norway.", "It lies at latitude 59.91 and longitude 10.7."),
+        *said("Lima", "Lima is a city in Peru.", "It lies at latitude -12.04 and longitude -77.0."),
+    ]
+    north = extract("Which capital lies further north, Oslo or Lima?", pages)
+    assert north is not None and north.line.startswith("Oslo: latitude 59.91, further north")
+    south = extract("Which city is further south, Oslo or Lima?", pages)
+    assert south is not None and south.line.startswith("Lima: latitude -12.04, further south")
+    for found in (north, south):  # one winner first, no hedge, no list of the options
+        assert " or " not in found.line and "either" not in found.line
