@@ -207,9 +207,16 @@ class Shape:
             superlative = any(w.endswith("est") for w in noun.split()[:-1])
             if link == "in" and not superlative:
                 continue
-            if not phrases(rest, skip_first=False):
+            named = phrases(rest, skip_first=False)
+            if not named:
                 continue
-            found = Bridge(match.group(0), noun.split()[-1], _bridge_question(noun, link, rest))
+            phrase = match.group(0)
+            if link in {"of", "in"} and rest.find(named[0]) <= len("the "):
+                # "the river of [Paris] empty": the bridge ends with the name it is of
+                cut = rest[: rest.find(named[0]) + len(named[0])]
+                phrase = phrase[: len(phrase) - len(rest)] + cut
+                rest = cut
+            found = Bridge(phrase, noun.split()[-1], _bridge_question(noun, link, rest))
         return found
 
 

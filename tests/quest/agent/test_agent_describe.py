@@ -279,3 +279,11 @@ def test_further_north_or_south_compares_the_records_latitudes() -> None:
     assert south is not None and south.line.startswith("Lima: latitude -12.04, further south")
     for found in (north, south):  # one winner first, no hedge, no list of the options
         assert " or " not in found.line and "either" not in found.line
+
+
+def test_a_bridge_of_a_name_ends_with_the_name() -> None:
+    bridge = Shape("Into which body of water does the river of Paris empty?").bridge
+    assert bridge is not None
+    assert (bridge.phrase, bridge.question) == ("the river of Paris", "What is the river of Paris?")
+    painter = Shape("In which country was the painter of the Mona Lisa born?").bridge
+    assert painter is not None and painter.phrase == "the painter of the Mona Lisa"
