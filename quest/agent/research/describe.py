@@ -93,7 +93,9 @@ def described(
         if _fold(page.subject) in named or not subject_terms or subject_terms <= set(asked.terms):
             continue
         stated = page.terms - subject_terms
-        hits = wanted & stated
+        # A superlative asked for counts where the page says its subject is one ("the
+        # largest planet"), not beside something else ("its largest crater").
+        hits = (wanted & stated) - (picked - page.kinds)
         share = _weight(hits, picked) / _weight(wanted, picked)
         first = url in retrieved
         least = MIN_SHARE_RETRIEVED if first else MIN_SHARE

@@ -287,3 +287,13 @@ def test_a_bridge_of_a_name_ends_with_the_name() -> None:
     assert (bridge.phrase, bridge.question) == ("the river of Paris", "What is the river of Paris?")
     painter = Shape("In which country was the painter of the Mona Lisa born?").bridge
     assert painter is not None and painter.phrase == "the painter of the Mona Lisa"
+
+
+def test_a_superlative_beside_something_else_does_not_describe_the_page() -> None:
+    pages = said(
+        "Mercury",
+        "Mercury is the first planet from the Sun and the smallest in the Solar System.",
+        "Its largest crater has a diameter of 1,550 km.",
+    )
+    question = "What is the largest planet in the Solar System?"
+    assert described(question, pages) == []  # "planet" alone is one word of the description
