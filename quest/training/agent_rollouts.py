@@ -39,6 +39,7 @@ from quest.agent import Budgets, PolicyTurn, RunResult, run_agent
 from quest.agent.prompts import split_user_prompt
 from quest.llm.types import LLMError, Message
 from quest.tools import Toolbox
+from quest.training.decoding import decode_batch
 from quest.training.sessions import EarlierSession
 
 EARLIER = "earlier_sessions"
@@ -143,12 +144,13 @@ class TokenPolicy:
 class BatchSampler:
     """Samples the turns of concurrent rollouts together: each rollout's thread hands its
     session ids to `sample` and waits; once every rollout still running has asked, one batched
-    generate (left-padded, sampling from the full distribution at the temperature, or greedy at
-    temperature 0) answers them all. A rollout that ends `leave`s, so the others do not wait
-    for it. On its own (no `expect`) every call is a batch of one.
+    decode (quest.training.decoding: left-padded, sampling from the full distribution at the
+    temperature, or greedy at temperature 0) answers them all. A rollout that ends `leave`s, so
+    the others do not wait for it. On its own (no `expect`) every call is a batch of one.
 
-    Each row keeps its tokens up to its first end-of-turn token, at most its `room`, with the
-    log-probs of the distribution it was sampled from (what TRL's importance ratio starts from).
+    Each row keeps its tokens up to the end of its turn (a closed tool call or answer, or its
+    end-of-turn token), at most its `room`, with the log-probs of the distribution it was
+    sampled from (what TRL's importance ratio starts from).
     """
 
     def __init__(
@@ -195,53 +197,16 @@ class BatchSampler:
             self.answers.update({ticket: error for ticket in batch})
         self.ready.notify_all()
 
-    def _decoding(self) -> dict[str, Any]:
-        """Sampling from the full distribution at the temperature; temperature 0: greedy (an
-        evaluation's choice, never a GRPO run's: its config requires a positive one)."""
-        if self.temperature <= 0:
-            return {"do_sample": False, "temperature": None, "top_k": None, "top_p": None}
-        return {"do_sample": True, "temperature": self.temperature, "top_k": 0, "top_p": 1.0}
-
     def _generate(self, rows: list[tuple[list[int], int]]) -> list[tuple[list[int], list[float]]]:
-        import torch
-
-        width = max(len(ids) for ids, _ in rows)
-        padded = [[self.pad] * (width - len(ids)) + ids for ids, _ in rows]
-        mask = [[0] * (width - len(ids)) + [1] * len(ids) for ids, _ in rows]
-        device = self.model.device
-        inputs = torch.tensor(padded, device=device)
-        with torch.no_grad():
-            out = self.model.generate(
-                inputs,
-                attention_mask=torch.tensor(mask, device=device),
-                max_new_tokens=max(room for _, room in rows),
-                **self._decoding(),
-                eos_token_id=self.eos,
-                pad_token_id=self.pad,
-                output_scores=self.logprobs,
-                return_dict_in_generate=True,
-                use_cache=True,
-            )
-        new = out.sequences[:, width:]
-        scored = self.logprobs and len(out.scores) > 0
-        if scored:
-            # One step at a time: the whole (rows, new tokens, vocab) tensor of a batch of 40
-            # rows and 256 tokens would be gigabytes; only the sampled tokens' values are kept.
-            chosen = torch.stack(
-                [
-                    score.float().log_softmax(dim=-1).gather(1, new[:, t : t + 1]).squeeze(1)
-                    for t, score in enumerate(out.scores)
-                ],
-                dim=1,
-            )
-        answers = []
-        for row, (_, room) in enumerate(rows):
-            sampled = new[row].tolist()[:room]
-            if self.eos in sampled:
-                sampled = sampled[: sampled.index(self.eos) + 1]
-            logprobs = chosen[row, : len(sampled)].tolist() if scored else [0.0] * len(sampled)
-            answers.append((sampled, logprobs))
-        return answers
+        return decode_batch(
+            self.model,
+            rows,
+            eos=self.eos,
+            pad=self.pad,
+            temperature=self.temperature,
+            logprobs=self.logprobs,
+            text_of=lambda ids: str(self.tokenizer.decode(ids, skip_special_tokens=True)),
+        )
 
 
 @dataclass

@@ -307,13 +307,13 @@ def test_concurrent_rollouts_are_sampled_in_one_batch_with_each_rows_own_log_pro
 
     model = tiny_model(smollm2_tokenizer).eval()
     calls = []
-    generate = model.generate
+    forward = model.forward
 
     def counted(*args: Any, **kwargs: Any) -> Any:
-        calls.append(args[0].shape)
-        return generate(*args, **kwargs)
+        calls.append(tuple((kwargs["input_ids"] if "input_ids" in kwargs else args[0]).shape))
+        return forward(*args, **kwargs)
 
-    model.generate = counted  # type: ignore[method-assign]
+    model.forward = counted  # type: ignore[method-assign]
     batch = BatchSampler(model, smollm2_tokenizer, temperature=1.0)
     prompts = [[1, 2, 3, 4, 5, 6], [7, 8], [9, 10, 11, 12]]
     rooms = [5, 3, 4]
@@ -331,11 +331,13 @@ def test_concurrent_rollouts_are_sampled_in_one_batch_with_each_rows_own_log_pro
         thread.start()
     for thread in threads:
         thread.join(30)
-    assert calls == [torch.Size([3, 6])], "one left-padded generate for the three rollouts"
+    assert calls[0] == (3, 6), "one left-padded prefill for the three rollouts"
+    assert all(rows <= 3 and width == 1 for rows, width in calls[1:]), calls
+    assert [rows for rows, _ in calls[1:]] == [3, 3, 2, 1], "a row leaves at its room"
     for index, (ids, room) in enumerate(zip(prompts, rooms, strict=True)):
         sampled, logprobs = answers[index]
         assert 1 <= len(sampled) <= room and len(logprobs) == len(sampled)
         with torch.no_grad():
             logits = model(torch.tensor([ids + sampled])).logits[0, len(ids) - 1 : -1]
-        forward = torch.log_softmax(logits, dim=-1).gather(1, torch.tensor(sampled)[:, None])
-        assert logprobs == pytest.approx(forward[:, 0].tolist(), abs=1e-4)
+        scored = torch.log_softmax(logits, dim=-1).gather(1, torch.tensor(sampled)[:, None])
+        assert logprobs == pytest.approx(scored[:, 0].tolist(), abs=1e-4)

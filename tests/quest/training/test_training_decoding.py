@@ -1,0 +1,108 @@
+"""Batched turn decoding (quest.training.decoding): rows leave the batch when their turn ends,
+and what each row gets is what it would get decoded alone, by transformers' own generate."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from quest.training.decoding import decode_batch, turn_complete
+from quest.training.models import tiny_model
+
+
+@pytest.mark.parametrize(
+    ("text", "complete"),
+    [
+        ('<tool_call>{"name": "search", "arguments": {}}</tool_call>', True),
+        ("<think>plan</think><answer>Paris [1]</answer>", True),
+        ("<think>I will write </tool_call> later", False),  # inside an unclosed think
+        ("<think>a </answer> b</think> now", False),  # a closer only inside thinking
+        ("plan</think><tool_call>{}</tool_call>", True),  # think opened by the template
+        ("<tool_call>{", False),
+        ("", False),
+    ],
+)
+def test_a_turn_is_complete_at_a_closed_call_or_answer_outside_its_thinking(
+    text: str, complete: bool
+) -> None:
+    assert turn_complete(text) is complete
+
+
+def _alone(model: Any, tokenizer: Any, ids: list[int], room: int) -> list[int]:
+    import torch
+
+    out = model.generate(
+        torch.tensor([ids]),
+        attention_mask=torch.ones(1, len(ids), dtype=torch.long),
+        max_new_tokens=room,
+        do_sample=False,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id or tokenizer.eos_token_id,
+    )
+    return [int(t) for t in out[0, len(ids) :]]
+
+
+def test_greedy_rows_get_what_generate_gives_each_alone_while_rows_leave_at_their_room(
+    smollm2_tokenizer: Any,
+) -> None:
+    model = tiny_model(smollm2_tokenizer, seed=3).eval()
+    rows = [([5, 9, 200, 31, 7, 1000], 2), ([44, 45], 9), ([300, 301, 302, 12], 5)]
+    decoded = decode_batch(
+        model,
+        rows,
+        eos=int(smollm2_tokenizer.eos_token_id),
+        pad=0,
+        temperature=0.0,
+        logprobs=True,
+        text_of=lambda ids: str(smollm2_tokenizer.decode(ids)),
+    )
+    for (ids, room), (sampled, logprobs) in zip(rows, decoded, strict=True):
+        assert sampled == _alone(model, smollm2_tokenizer, ids, room)[: len(sampled)]
+        assert len(sampled) == room or sampled[-1] == smollm2_tokenizer.eos_token_id
+        assert len(logprobs) == len(sampled) and all(lp <= 0 for lp in logprobs)
+
+
+def test_a_row_stops_at_the_end_of_its_turn_and_the_others_go_on(smollm2_tokenizer: Any) -> None:
+    model = tiny_model(smollm2_tokenizer, seed=4).eval()
+    rows = [([11, 12, 13], 8), ([21, 22, 23], 8)]
+    first_row = {"ids": None}
+
+    def text_of(ids: list[int]) -> str:
+        # The first row's third token closes its answer; the second row never closes a turn.
+        if first_row["ids"] is None and len(ids) == 1:
+            first_row["ids"] = ids
+        if len(ids) == 3 and ids[0] == first_row["ids"][0]:
+            return "<answer>x</answer>"
+        return "<answer>x>" if len(ids) == 1 else "still thinking >"
+
+    decoded = decode_batch(
+        model, rows, eos=-1, pad=0, temperature=0.0, logprobs=False, text_of=text_of
+    )
+    assert len(decoded[0][0]) == 3, "the first row ends at its closed answer"
+    assert len(decoded[1][0]) == 8, "the second goes on to its room"
+    assert decoded[1][0] == _alone(model, smollm2_tokenizer, [21, 22, 23], 8)
+    assert decoded[0][1] == [0.0, 0.0, 0.0], "no log-probs asked for"
+
+
+def test_sampling_gives_each_token_its_log_prob_under_the_tempered_distribution(
+    smollm2_tokenizer: Any,
+) -> None:
+    import torch
+
+    torch.manual_seed(0)
+    model = tiny_model(smollm2_tokenizer, seed=5).eval()
+    ids = [7, 8, 9, 10]
+    ((sampled, logprobs),) = decode_batch(
+        model,
+        [(ids, 6)],
+        eos=-1,
+        pad=0,
+        temperature=0.7,
+        logprobs=True,
+        text_of=lambda ids: str(smollm2_tokenizer.decode(ids)),
+    )
+    with torch.no_grad():
+        logits = model(torch.tensor([ids + sampled])).logits[0, len(ids) - 1 : -1] / 0.7
+    expected = torch.log_softmax(logits, dim=-1).gather(1, torch.tensor(sampled)[:, None])
+    assert logprobs == pytest.approx(expected[:, 0].tolist(), abs=1e-4)
