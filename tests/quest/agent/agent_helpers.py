@@ -11,6 +11,8 @@ from pathlib import Path
 from quest.corpus import Document, corpus_write
 from quest.llm.types import Completion, LLMError, Message
 from quest.search.indexing import bm25_build
+from quest.tools import Toolbox
+from quest.tools.offline import offline_toolbox
 
 CANBERRA = "https://en.wikipedia.org/wiki/Canberra"
 GEONAMES_CANBERRA = "https://www.geonames.org/2172517"
@@ -77,3 +79,22 @@ class CannedReplies:
 
     def chat(self, messages: Sequence[Message]) -> str:
         return self.complete(messages).text
+
+
+def wiki_toolbox(folder: Path, pages: dict[str, str]) -> Toolbox:
+    """The offline tools over a corpus of Wikipedia-like pages {title: text}, BM25 only."""
+    documents = [
+        Document(
+            url="https://en.wikipedia.org/wiki/" + "_".join(title.split()),
+            title=title,
+            text=text,
+            source="wikipedia",
+            licence="test",
+            topic="",
+            fetched_at="2026",
+        )
+        for title, text in pages.items()
+    ]
+    corpus_write(folder, documents)
+    bm25_build(folder)
+    return offline_toolbox(folder)

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from agent_helpers import wiki_toolbox
 
 from quest.agent import Budgets, ScriptedPolicy, run_agent
 from quest.agent.research.describe import answer_kinds, described
@@ -17,10 +18,7 @@ from quest.agent.research.question import Question
 from quest.agent.research.reading import resolve_subject
 from quest.agent.research.shape import Shape
 from quest.agent.scripted import _focus_searches
-from quest.corpus import Document, corpus_write
-from quest.search.indexing import bm25_build
 from quest.tools import Toolbox
-from quest.tools.offline import offline_toolbox
 
 WIKI = "https://en.wikipedia.org/wiki/"
 
@@ -150,22 +148,7 @@ def eiffel_world(tmp_path_factory: pytest.TempPathFactory) -> Toolbox:
         "France": "France is a country in Western Europe.\n\n"
         "The currency used in France is the Euro, which replaced the Franc in 2002.",
     }
-    documents = [
-        Document(
-            url=WIKI + "_".join(title.split()),
-            title=title,
-            text=text,
-            source="wikipedia",
-            licence="test",
-            topic="",
-            fetched_at="2026",
-        )
-        for title, text in pages.items()
-    ]
-    folder = tmp_path_factory.mktemp("eiffel_world")
-    corpus_write(folder, documents)
-    bm25_build(folder)
-    return offline_toolbox(Path(folder))
+    return wiki_toolbox(Path(tmp_path_factory.mktemp("eiffel_world")), pages)
 
 
 def test_a_page_read_after_the_bridge_is_read_for_the_question_asked(

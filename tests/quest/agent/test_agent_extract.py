@@ -7,15 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from agent_helpers import wiki_toolbox
 
 from quest.agent import Budgets, ScriptedPolicy, run_agent
 from quest.agent.research.extract import Said, extract, person_resolved
 from quest.agent.research.focus import answer, research_focus
 from quest.agent.research.shape import NUMBER, PERSON, PLACE, YEAR, Shape
-from quest.corpus import Document, corpus_write
-from quest.search.indexing import bm25_build
 from quest.tools import Toolbox
-from quest.tools.offline import offline_toolbox
 
 WIKI = "https://en.wikipedia.org/wiki/"
 
@@ -175,22 +173,7 @@ def small_world(tmp_path_factory: pytest.TempPathFactory) -> Toolbox:
         "Agra": "Agra is a city on the river Yamuna in the state of Uttar Pradesh, India.",
         "Paris": "Paris is the capital of France. Located on the river Seine, it is a port.",
     }
-    documents = [
-        Document(
-            url=WIKI + "_".join(title.split()),
-            title=title,
-            text=text,
-            source="wikipedia",
-            licence="test",
-            topic="",
-            fetched_at="2026",
-        )
-        for title, text in pages.items()
-    ]
-    folder = tmp_path_factory.mktemp("small_world")
-    corpus_write(folder, documents)
-    bm25_build(folder)
-    return offline_toolbox(Path(folder))
+    return wiki_toolbox(Path(tmp_path_factory.mktemp("small_world")), pages)
 
 
 def _answer_line(question: str, toolbox: Toolbox) -> str:
