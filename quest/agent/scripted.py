@@ -23,7 +23,9 @@ from quest.agent.policies import PolicyTurn
 from quest.agent.prompts import FINAL_MARKER, split_user_prompt
 from quest.agent.research.focus import Focus, answer, research_focus
 from quest.agent.research.notebook import Candidate, Notebook
+from quest.agent.research.records import SelectionQuestion
 from quest.agent.research.report import write_report
+from quest.agent.research.selection import next_step
 from quest.agent.research.shape import Shape
 from quest.llm.types import Message
 
@@ -51,11 +53,22 @@ class ScriptedPolicy:
         self._notebook: Notebook | None = None
 
     def next_turn(self, messages: Sequence[Message]) -> PolicyTurn:
+        selection = self._selection(messages)
+        if selection is not None:
+            return PolicyTurn(next_step(selection, messages).text())
         notebook = self._read(messages)
         final = messages[-1].get("content", "").startswith(FINAL_MARKER) if messages else False
         if final:
             return PolicyTurn(_answer(notebook, "the answer was asked for now"))
         return PolicyTurn(self._decide(notebook))
+
+    def _selection(self, messages: Sequence[Message]) -> SelectionQuestion | None:
+        """A question that selects countries by what their records state (research.records),
+        asked afresh: a resumed run's state summary is read by the general research."""
+        if len(messages) < 2:
+            return None
+        question, state = split_user_prompt(messages[1].get("content", ""))
+        return SelectionQuestion.parse(question) if state is None else None
 
     def _read(self, messages: Sequence[Message]) -> Notebook:
         if len(messages) < 2:
