@@ -178,12 +178,12 @@ def first_query(question: SelectionQuestion) -> str:
     """The most telling constraint as a search: a currency code or a neighbour narrows the
     records to a handful; figures and neighbour counts do not, so the continent leads then."""
     continent = question.constraint("continent")
-    place = f"{continent.value} " if continent else ""
+    place = f"country or territory in {continent.value}" if continent else "country or territory"
     for attribute in ("currency", "borders"):
         found = question.constraint(attribute)
         if found is not None:
-            return f"{place}{found.phrase()}"
-    return f"country in {continent.value if continent else 'the world'} population area"
+            return f"{place} {found.phrase()}"
+    return f"{place} population area"
 
 
 def further_queries(
@@ -193,10 +193,10 @@ def further_queries(
     record of a neighbour of the hub that no record shown yet."""
     chosen = [v for v in judged if v.holds]
     border = question.constraint("borders")
-    queries = [f"{border.value} country or territory"] if border is not None else []
     hub = _hub_record(question, reading)
+    queries = [f"{border.value} country or territory"] if border and hub is None else []
     if hub is not None and hub.borders and len(chosen) < question.count:
-        shown = {v.name for v in judged}
+        shown = reading.countries()
         queries += [f"{n} country or territory" for n in hub.borders if n not in shown]
     if question.single and chosen and "capital_population" in question.asks:
         capital = _fact_record(reading, chosen[0].name, "capital")
