@@ -60,7 +60,7 @@ def slots(compiled: CompiledTree) -> list[Slot]:
     out: list[Slot] = []
     for leaf in compiled.nodes[: compiled.leaf_count]:
         check = leaf.check
-        if check is None or check.kind in ("judge", "regex", "cites_url"):
+        if check is None or check.kind in ("judge", "regex", "cites_url", "at_most"):
             continue
         value = check.params.get("value")
         if check.kind == "number" or (

@@ -204,6 +204,27 @@ def _one_of(check: Check, ctx: CheckContext) -> LeafVerdict:
     return _verdict(check, True, f"states {names}", hits[wanted - 1][1][1])
 
 
+def _at_most(check: Check, ctx: CheckContext) -> LeafVerdict:
+    """At most `most` different values stated: an answer that names every candidate to be sure
+    of the k it was asked for fails, whatever its item slots found."""
+    sources = _sources(check, ctx)
+    if isinstance(sources, str):
+        return _error(check, sources)
+    values = check.params["values"]
+    most = check.params["most"]
+    assert isinstance(values, tuple) and isinstance(most, int)
+    search = _Search(check)
+    stated = [str(v) for v in values if _find_phrase((str(v),), sources, search)]
+    named = ", ".join(repr(name) for name in stated[:5]) + (" …" if len(stated) > 5 else "")
+    if len(stated) > most:
+        return _verdict(
+            check,
+            False,
+            f"states {len(stated)} of the candidates ({named}), more than the {most} allowed",
+        )
+    return _verdict(check, True, f"states {len(stated)} of the candidates, at most {most}")
+
+
 # -- numbers and dates -------------------------------------------------------------------------
 
 
@@ -377,6 +398,7 @@ def _judge(check: Check, ctx: CheckContext) -> LeafVerdict:
 _RUNNERS: dict[str, Callable[[Check, CheckContext], LeafVerdict]] = {
     "mentions": _mentions,
     "one_of": _one_of,
+    "at_most": _at_most,
     "number": _number,
     "date": _date,
     "regex": _regex,

@@ -5,6 +5,8 @@ in Python gets the same scrutiny as one imported from JSON.
   one_of           values: [str], exclusive?: bool, at_least?: int (that many different values
                    must be stated: the k-th item slot of "find k items" has at_least k), scope?,
                    SLOT
+  at_most          values: [str], most: int (the answer states at most that many different
+                   values: the guard of "find k items" against listing every candidate), SLOT
   number           value: number or numeric string, tolerance_abs?: >=0, tolerance_rel?: >=0,
                    scope?, SLOT
   date             value?: date, after?: date, before?: date (at least one), scope?, SLOT
@@ -114,6 +116,7 @@ SPECS: dict[str, dict[str, tuple[ParamRule, bool]]] = {
         "scope": (_scope, False),
         **_SLOT,
     },
+    "at_most": {"values": (_nonempty_texts, True), "most": (_count, True), **_SLOT},
     "number": {
         "value": (_number, True),
         "tolerance_abs": (_tolerance, False),

@@ -76,6 +76,7 @@ POPULATION_STEPS = (
     100_000_000,
 )
 AREA_STEPS = (10_000, 50_000, 100_000, 200_000, 500_000, 1_000_000)
+PADDING = 2  # countries a "find k" answer may name beyond the k asked (quest.rubric at_most)
 
 
 # ---------------------------------------------------------------- the synthesizer
@@ -338,6 +339,7 @@ class KGSynthesizer:
                     False,
                 )
             )
+        slots.append(self._not_padded(continent, phrase, k))
         root = group("root", question, slots)
         solution = {
             c.name: {
@@ -362,6 +364,25 @@ class KGSynthesizer:
             alternatives,
             [f"{len(valid)} valid countries for {k} slots"],
             subjects=tuple(c.iso for c in chosen),
+        )
+
+    def _not_padded(self, continent: str, phrase: str, k: int) -> dict[str, object]:
+        """The critical guard of a "find k" task: naming every country of the continent fills
+        every item slot, so an answer that names more than k + PADDING of them scores 0. The
+        country the constraint names ("border Zambia") is not a candidate: the answer says
+        what each item borders."""
+        named = phrase.removeprefix("border ") if phrase.startswith("border ") else ""
+        candidates = sorted(
+            c.name
+            for c in self.kg.countries.values()
+            if c.continent == continent and c.name != named
+        )
+        most = k + PADDING
+        return leaf(
+            "not_padded",
+            f"At most {most} countries of {continent} are named: a list of them all earns nothing",
+            {"kind": "at_most", "values": candidates, "most": most, "list": True},
+            True,
         )
 
     def _set_constraint(

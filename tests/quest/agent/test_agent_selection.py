@@ -184,6 +184,8 @@ def test_a_neighbour_in_another_continent_is_not_listed(gazetteer: Toolbox) -> N
     assert "Brevia" in head and "Castellan" in head
     assert "Dunmark" not in head  # its record puts it in Asia
     assert "not" not in head and "though" not in head  # the answer itself never hedges
+    # Each item is cited to its own record (a rubric's "a page about a valid country is cited").
+    assert "Brevia (TestGaz) - " in answer and "Castellan (TestGaz) - " in answer
 
 
 def test_no_record_meeting_the_constraints_gives_no_country(gazetteer: Toolbox) -> None:

@@ -71,6 +71,29 @@ def test_one_of_passes_on_any_value_and_exclusive_refuses_several() -> None:
     assert verdict("one_of", "Italy.", values=["France", "Spain"]).status == "fail"
 
 
+def test_at_most_fails_an_answer_that_names_every_candidate() -> None:
+    candidates = ["France", "Spain", "Italy", "Portugal", "Greece"]
+    honest = verdict("at_most", "France and Spain.", values=candidates, most=3, list=True)
+    assert honest.status == "pass" and "states 2 of the candidates" in honest.reasoning
+    padded = verdict(
+        "at_most",
+        "France, Spain, Italy, Portugal and Greece.",
+        values=candidates,
+        most=3,
+        list=True,
+    )
+    assert padded.status == "fail" and "more than the 3 allowed" in padded.reasoning
+    # A name the answer denies is not one it states.
+    denied = verdict(
+        "at_most",
+        "France and Spain; not Italy, not Portugal.",
+        values=candidates,
+        most=3,
+        list=True,
+    )
+    assert denied.status == "pass"
+
+
 # -- numbers -----------------------------------------------------------------------------------
 
 

@@ -97,6 +97,23 @@ def test_find_k_accepts_any_valid_countries_and_no_invalid_one(
     assert answer_reward(tree, wrong, pages).value == 0
 
 
+def test_find_k_gives_nothing_to_an_answer_that_lists_the_whole_continent(
+    synth: KGSynthesizer, pages: CorpusStore
+) -> None:
+    # Without the guard, naming all 50-odd countries of a continent filled every item slot.
+    kg = KnowledgeGraph.load()
+    for draft in drafts(synth, "C5", 3, family="find_k"):
+        tree = import_canonical(record(draft)["rubric"]).tree
+        continent = kg.get(draft.subjects[0]).continent
+        members = [c for c in kg.countries.values() if c.continent == continent]
+        listing = ", ".join(c.name for c in members)
+        sources = "\n".join(f"[{i}] {c.url}" for i, c in enumerate(members, 1))
+        padded = f"**Answer:** {listing} [1].\n\n{sources}"
+        assert answer_reward(tree, padded, pages).value == 0, draft.question
+        # The reference answer, which names the k asked, still earns full reward.
+        assert answer_reward(tree, record(draft)["reference_answer"], pages).value >= 0.95
+
+
 def test_a_wrong_first_hop_zeroes_the_whole_chain(synth: KGSynthesizer, pages: CorpusStore) -> None:
     draft = drafts(synth, "C3", 1, family="chain")[0]
     task = record(draft)
