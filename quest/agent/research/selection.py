@@ -189,8 +189,8 @@ def first_query(question: SelectionQuestion) -> str:
 def further_queries(
     question: SelectionQuestion, reading: Reading, judged: Sequence[Verdict]
 ) -> list[str]:
-    """Searches for what is still unknown: the capital's own record, the hub's record, the
-    record of a neighbour of the hub that no record shown yet."""
+    """Searches for what is still unknown, most needed first: the capital's own record (for
+    its population), the hub's record, the records of the hub's neighbours no search has shown."""
     chosen = [v for v in judged if v.holds]
     border = question.constraint("borders")
     hub = _hub_record(question, reading)
