@@ -110,7 +110,7 @@ class Notebook:
             return
         self._pending = (turn.name, turn.arguments)
         key = "query" if turn.name in SEARCH_TOOLS else "url" if turn.name == "visit" else ""
-        for value in _strings(turn.arguments, key) if key else []:
+        for value in argument_strings(turn.arguments, key) if key else []:
             if key == "query":
                 self.queries.setdefault(value, self._intents.get(value, "a search the agent chose"))
             else:
@@ -430,7 +430,8 @@ def _pending(queue: deque[str], done: dict[str, str], count: int) -> list[str]:
     return [queue[index] for index in range(min(count, len(queue)))]
 
 
-def _strings(arguments: Mapping[str, object], key: str) -> list[str]:
+def argument_strings(arguments: Mapping[str, object], key: str) -> list[str]:
+    """A tool call's string or list-of-strings argument, blanks dropped ([] when malformed)."""
     try:
         return [value.strip() for value in string_list(arguments, key) if value.strip()]
     except ToolError:

@@ -11,19 +11,20 @@ the answer says how many it found.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from quest.agent.prompts import FINAL_MARKER, unwrap_tool_response
 from quest.agent.protocol import parse_turn
+from quest.agent.research.notebook import SEARCH_TOOLS, argument_strings
 from quest.agent.research.reading import read_search, read_visit
 from quest.agent.research.records import Constraint, Record, SelectionQuestion, read_record
 from quest.corpus.text import listing
 from quest.llm.types import Message
 
 MAX_SEARCHES = 2
-SEARCH_TOOLS = ("search", "google_scholar")
 _ASKED = {
     "capital": "its capital",
     "capital_population": "its capital's population",
@@ -54,9 +55,9 @@ class Reading:
                 turn = parse_turn(content)
                 pending = turn.name if turn.kind == "tool_call" else ""
                 if pending in SEARCH_TOOLS:
-                    reading.queries += _strings(turn.arguments.get("query"))
+                    reading.queries += argument_strings(turn.arguments, "query")
                 elif pending == "visit":
-                    reading.visited.update(_strings(turn.arguments.get("url")))
+                    reading.visited.update(argument_strings(turn.arguments, "url"))
                 continue
             text = unwrap_tool_response(content) if message.get("role") == "user" else None
             if text is None or not pending:
@@ -79,8 +80,10 @@ class Reading:
         if record is not None and (known is None or not known.whole):
             self.records[url] = record
 
+    @functools.cached_property
     def countries(self) -> dict[str, list[Record]]:
-        """Country records by name, in the order they were first shown."""
+        """Country records by name, in the order they were first shown (read once `of` has
+        read the whole conversation)."""
         found: dict[str, list[Record]] = {}
         for record in sorted(self.records.values(), key=lambda r: self.order[r.url]):
             if record.kind in ("country", ""):
@@ -111,7 +114,7 @@ def verdicts(question: SelectionQuestion, reading: Reading) -> list[Verdict]:
     hub's record that lists its neighbours shows the border from the other side."""
     hub = _hub_record(question, reading)
     out = []
-    for name, records in reading.countries().items():
+    for name, records in reading.countries.items():
         cited: dict[str, Record] = {}
         overall: bool | None = True
         for constraint in question.constraints:
@@ -196,7 +199,7 @@ def further_queries(
     hub = _hub_record(question, reading)
     queries = [f"{border.value} country or territory"] if border and hub is None else []
     if hub is not None and hub.borders and len(chosen) < question.count:
-        shown = reading.countries()
+        shown = reading.countries
         queries += [f"{n} country or territory" for n in hub.borders if n not in shown]
     if question.single and chosen and "capital_population" in question.asks:
         capital = _fact_record(reading, chosen[0].name, "capital")
@@ -265,7 +268,7 @@ def _fact(reading: Reading, name: str, ask: str) -> tuple[str, Record] | None:
 
 def _fact_record(reading: Reading, name: str, ask: str) -> Record | None:
     attribute = {"currency": "currencies"}.get(ask, ask)
-    records = reading.countries().get(name, [])
+    records = reading.countries.get(name, [])
     ranked = sorted(records, key=lambda r: (r.source != "GeoNames", not r.whole))
     return next((r for r in ranked if getattr(r, attribute) not in (None, "", ())), None)
 
@@ -289,13 +292,13 @@ def _capital_city(
 
 
 def _unread_record(reading: Reading, name: str) -> Record | None:
-    records = [r for r in reading.countries().get(name, []) if r.url not in reading.visited]
+    records = [r for r in reading.countries.get(name, []) if r.url not in reading.visited]
     records.sort(key=lambda r: (r.source != "GeoNames", reading.order[r.url]))
     return records[0] if records else None
 
 
 def _unknown(question: SelectionQuestion, reading: Reading, name: str) -> str:
-    records = reading.countries().get(name, [])
+    records = reading.countries.get(name, [])
     unknown = [c.phrase() for c in question.constraints if all(c.holds(r) is None for r in records)]
     return listing(unknown) or "the rest"
 
@@ -309,7 +312,7 @@ def _hub_record(question: SelectionQuestion, reading: Reading) -> Record | None:
     hub = _hub_name(question)
     if not hub:
         return None
-    records = [r for r in reading.countries().get(hub, []) if r.borders is not None]
+    records = [r for r in reading.countries.get(hub, []) if r.borders is not None]
     return records[0] if records else None
 
 
@@ -395,11 +398,3 @@ def _figure(value: float | None) -> str:
     if value is None:
         return "?"
     return f"{value:,.0f}" if float(value).is_integer() else f"{value:,}"
-
-
-def _strings(value: object) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, list):
-        return [v for v in value if isinstance(v, str)]
-    return []
