@@ -46,6 +46,13 @@ _MONTH_AFTER = re.compile(rf"\s+(?:{_MONTHS})\b")
 _MONTH_BEFORE = re.compile(rf"\b(?:{_MONTHS})\s+$")
 _PERCENT = re.compile(r"\s?(?:%|per ?cent)")
 HEADS = frozenset({"people", "inhabitants"})
+_CODE = re.compile(r"[A-Z]{2,3}")
+_PLACE = r"[A-Z][\w'\u2019.-]*(?:\s+(?:de\s+|of\s+)?[A-Z][\w'\u2019.-]*)*"
+_PLACE_CHAIN = re.compile(rf"\b(?:in|at|near)\s+((?:{_PLACE}),\s+{_PLACE}(?:,\s+{_PLACE})*)")
+LARGEST_PLACES = frozenset({"country", "nation", "continent"})
+SMALLEST_PLACES = frozenset({"city", "town", "village"})
+_CAPITALISED = r"[A-Z][\w'\u2019-]*"
+_NAME_WORDS = rf"{_CAPITALISED}(?:\s+{_CAPITALISED}){{0,3}}"
 _CHUNK = re.compile(r"[^,;:()\[\]\"“”]+")
 _ORDINARY = re.compile(r"(?:ed|ing|ly)$|^(?:In|On|At|By|For|With|From|After|Before|During)$")
 _LEADING_THE = re.compile(r"^(?:The|A|An)\s+")
@@ -180,6 +187,8 @@ def ranked(
         _count(tallies, page.subject, stated, page.score, typed, line_score=page.line_score)
     if shape.kind != PLACE:
         _merge_short_names(tallies)
+    if not {"code", "codes"} & set(shape.words):
+        _merge_codes(tallies, said)  # unless the code is what is asked for
     strongest = max((t.typed for t in tallies.values()), default=0)
     if typed_only and shape.type_words and strongest >= NAMED:
         floor = DEFINED if strongest >= DEFINED else NAMED
@@ -345,6 +354,10 @@ def _typed(shape: Shape, text: str, candidate: str, at: int) -> tuple[float, int
     strength = 2 if named else 0
     if shape.kind == PLACE and not strength and any(w in {"in", "on", "at"} for w in before):
         strength = 1
+    if shape.kind == PLACE and not named:
+        place = _in_chain(text, candidate, shape.type_words)
+        if place is not None:
+            return (1.0 + TYPE_BONUS, NAMED) if place else (0.5, 0)
     if shape.kind == PERSON:
         strength = 1 if "by" in before or len(candidate.split()) >= 2 else 0
     if shape.kind == NUMBER:
@@ -355,6 +368,20 @@ def _typed(shape: Shape, text: str, candidate: str, at: int) -> tuple[float, int
     demonym = " " not in candidate and candidate.endswith(("ian", "ean", "ese", "ish"))
     factor = 1.0 + TYPE_BONUS * strength / 2
     return factor * (0.3 if demonym else 1.0), strength
+
+
+def _in_chain(text: str, candidate: str, type_words: frozenset[str]) -> bool | None:
+    """Where a candidate stands in a place written smallest first ("in Agra, Uttar Pradesh,
+    India"): True when it is the end asked for (the last for a country or a continent, the
+    first for a city or a town), False for another place of the chain, None outside one."""
+    last = bool(type_words & LARGEST_PLACES)
+    if not (last or type_words & SMALLEST_PLACES):
+        return None
+    for match in _PLACE_CHAIN.finditer(text):
+        places = [p.strip() for p in match.group(1).split(",")]
+        if candidate in places:
+            return candidate == (places[-1] if last else places[0])
+    return None
 
 
 def _bracketed(text: str, at: int) -> bool:
@@ -402,6 +429,28 @@ def _merge_short_names(tallies: dict[str, _Tally]) -> None:
         full.typed = max(full.typed, short.typed)
         for url, score in short.by_url.items():
             full.by_url[url] = max(full.by_url.get(url, 0.0), score)
+
+
+def _merge_codes(tallies: dict[str, _Tally], said: Sequence[Said]) -> None:
+    """A code candidate ("JPY", from "The currencies of Japan are JPY.") is the name another
+    sentence read gives it in brackets ("Its currency is the Yen (JPY)."): the name answers,
+    with the code's support and the naming sentence as its line."""
+    for key in [k for k, t in tallies.items() if _CODE.fullmatch(t.text)]:
+        code = tallies[key].text
+        naming = re.compile(rf"\b(?:the\s+)?({_NAME_WORDS})\s+\({code}\)")
+        named = next(((m.group(1), item) for item in said if (m := naming.search(item.text))), None)
+        if named is None or _CODE.fullmatch(named[0]):
+            continue
+        name, item = named
+        short = tallies.pop(key)
+        named_key = " ".join(name.casefold().split())
+        full = tallies.setdefault(named_key, _Tally(name, {}, (0.0, "", "")))
+        full.typed = max(full.typed, short.typed)
+        for url, score in short.by_url.items():
+            full.by_url[url] = max(full.by_url.get(url, 0.0), score)
+        full.by_url[item.url] = max(full.by_url.get(item.url, 0.0), short.best[0])
+        if short.best[0] >= full.best[0]:
+            full.best = (short.best[0], item.text, item.url)
 
 
 def _full_name(name: str, last: str) -> bool:

@@ -163,6 +163,28 @@ def test_a_two_hop_question_is_answered_about_the_bridge_it_resolves() -> None:
     assert found is not None and found.answer == "New Delhi"
 
 
+def test_a_code_answer_is_given_by_the_name_a_record_states_it_with() -> None:
+    pages = [
+        *said("Veldmark", "The currencies of Veldmark are VDL."),
+        *said("Veldmark", "Veldmark is a country in Europe.", "Its currency is the Dalar (VDL)."),
+    ]
+    found = extract("What is the currency of Veldmark?", pages)
+    assert found is not None and found.answer == "Dalar"
+    assert "(VDL)" in found.line
+    alone = extract("What is the currency of Veldmark?", pages[:1])
+    assert alone is not None and alone.answer == "VDL"  # nothing read names it: the code stays
+    code = extract("What is the ISO code of the currency of Veldmark?", pages)
+    assert code is not None and code.answer == "VDL"
+
+
+def test_a_place_written_smallest_first_gives_the_end_asked_for() -> None:
+    pages = said("Orn Abbey", "Orn Abbey is a ruined abbey in Kessel, Low March, Veldmark.")
+    country = extract("In which country does Orn Abbey stand?", pages)
+    assert country is not None and country.answer == "Veldmark"
+    city = extract("In which town does Orn Abbey stand?", pages)
+    assert city is not None and city.answer == "Kessel"
+
+
 @pytest.fixture(scope="module")
 def small_world(tmp_path_factory: pytest.TempPathFactory) -> Toolbox:
     pages = {
