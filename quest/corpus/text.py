@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+
+import pycountry
 
 
 def number(value: float) -> str:
@@ -17,3 +20,15 @@ def listing(items: Sequence[str]) -> str:
     if len(items) <= 1:
         return "".join(items)
     return f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def language(code: str) -> str:
+    """An ISO 639 code as a reader knows it: "es-AR" -> "Spanish (es-AR)"; a code the
+    standard does not list stays a bare code ("xx")."""
+    base = code.split("-", maxsplit=1)[0].casefold()
+    field = "alpha_2" if len(base) == 2 else "alpha_3"
+    found = pycountry.languages.get(**{field: base}) if len(base) in (2, 3) else None
+    if found is None:
+        return code
+    name = re.sub(r"\s*\([^)]*\)", "", str(found.name)).strip()
+    return f"{name} ({code})"

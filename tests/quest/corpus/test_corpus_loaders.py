@@ -15,6 +15,7 @@ from quest.corpus import (
     load_wikipedia,
     wikipedia_url,
 )
+from quest.corpus.text import language
 
 STAMP = "2026-01-01T00:00:00+00:00"
 
@@ -103,6 +104,16 @@ def test_countries_with_two_countryinfo_files_get_one_page_from_the_richer_file(
     palestine = geo["https://countryinfo.questweb.local/ps"]
     assert "Its capital is Ramallah." in palestine.text
     assert "Its area is 5,655 square kilometres." in palestine.text
+
+
+def test_languages_are_named_with_their_codes_in_both_records(geo: dict[str, Document]) -> None:
+    geonames = geo["https://www.geonames.org/3017382"].text
+    countryinfo = geo["https://countryinfo.questweb.local/fr"].text
+    assert "Its languages are French (fr-FR)" in geonames
+    assert "Its languages are French (fr)." in countryinfo
+    assert language("es-AR") == "Spanish (es-AR)"
+    assert language("ne") == "Nepali (ne)"  # "(macrolanguage)" is the standard's, not a name
+    assert language("zz") == "zz"  # not in ISO 639: the code as published
 
 
 def test_the_city_population_threshold_decides_which_cities_are_loaded() -> None:
