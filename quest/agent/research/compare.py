@@ -43,6 +43,7 @@ _ORDINAL = re.compile(
     r"|longest|highest|tallest)",
     re.IGNORECASE,
 )
+ORDINAL_WORDS = "|".join(ORDINALS) + r"|\d+(?:st|nd|rd|th)"
 _LATITUDE = re.compile(r"\blatitude\s+(-?\d+(?:\.\d+)?)")  # negative: south of the equator
 _DEFINITION = re.compile(r"\b(?:is|was) (?:a|an|the) ((?:[\w-]+[ ,]*){1,5})")
 _CLAUSE_WORDS = frozenset(
@@ -62,13 +63,16 @@ def compare(shape: Shape, said: Sequence[Said]) -> Found | None:
     comparison = shape.comparison
     if comparison is None:
         return None
+    stated = _stated_order(shape, comparison, said, ranked_after=True)
+    if stated is not None:
+        return stated
     figures = [_figure(comparison, option, said) for option in comparison.options]
     first, second = figures
     if first is None or second is None:
         figures = [_rank(comparison, option, said) for option in comparison.options]
         first, second = figures
     if first is None or second is None or first.value == second.value:
-        return None
+        return _stated_order(shape, comparison, said, ranked_after=False)
     larger = first.value > second.value
     win = 0 if larger == comparison.larger_wins else 1
     winner, loser = comparison.options[win], comparison.options[1 - win]
@@ -95,6 +99,62 @@ def _rank(comparison: Comparison, option: str, said: Sequence[Said]) -> Figure |
             rank = _ordinal(match.group(1))
             return Figure(-float(rank), f"{match.group(0)} in the world", item.url, 1.0)
     return None
+
+
+def _stated_order(
+    shape: Shape, comparison: Comparison, said: Sequence[Said], *, ranked_after: bool
+) -> Found | None:
+    """The winner a page states outright. With `ranked_after` (tried before any figure, which
+    it outweighs): a page ranks one option right after the other ("the second-largest lake ...
+    after Lake Superior") or puts it past the other in the question's own words ("Venus is
+    hotter than Mercury"). Without (when the figures settle nothing): one option is the
+    question's superlative unqualified ("the hottest planet in the Solar System") and the
+    other is not."""
+    comparative = _comparative(shape)
+    if not comparative or " " in comparative:
+        return None
+    superlative = comparative[:-2] + "est"  # larger, hotter, earlier -> largest, hottest, earliest
+    options = comparison.options
+    winners: dict[int, Said] = {}
+    for index, option in enumerate(options):
+        other = options[1 - index]
+        for item in said:
+            if not _same(item.subject, option) and not _fold(item.text).startswith(_fold(option)):
+                continue
+            text = item.text
+            if ranked_after:
+                after = rf"\b(?:{ORDINAL_WORDS})[- ]{superlative}\b[^.;]*?\bafter (?:the )?"
+                than = rf"^(?:the )?{re.escape(_fold(option))} (?:is|was|are|were) {comparative}"
+                if re.search(after + re.escape(other), text, re.IGNORECASE):
+                    winners.setdefault(1 - index, item)
+                elif re.search(rf"{than} than (?:the )?{re.escape(_fold(other))}", _fold(text)):
+                    winners.setdefault(index, item)
+            elif _unqualified_superlative(text, superlative):
+                winners.setdefault(index, item)
+    if len(winners) != 1:
+        return None
+    ((win, item),) = winners.items()
+    winner, loser = options[win], options[1 - win]
+    line = f"{winner} is {comparative} than {loser}: {item.text}"
+    return Found(winner, line, (item.url,), 1.0)
+
+
+def _unqualified_superlative(text: str, superlative: str) -> bool:
+    """ "making it the hottest planet in the Solar System": the superlative unranked ("the
+    second-hottest" is not) and not within a region ("Africa's largest lake", "the largest
+    lake in Africa")."""
+    for match in re.finditer(rf"\b{superlative}\b", text, re.IGNORECASE):
+        before = text[: match.start()].casefold().split()[-1:] or [""]
+        word = before[0]
+        if re.search(rf"(?:^|-)(?:{ORDINAL_WORDS})-?$", word):
+            continue  # "second-hottest", "the 3rd largest"
+        if word.endswith(("'s", "\u2019s")) and not word.startswith("world"):
+            continue
+        rest = text[match.end() : match.end() + 60]
+        if re.match(r"[^,.;]*?\bin (?!the world\b|the Solar System\b)(?:the )?[A-Z]", rest):
+            continue
+        return True
+    return False
 
 
 def _ordinal(word: str) -> int:

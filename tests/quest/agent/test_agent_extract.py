@@ -144,6 +144,31 @@ def test_a_comparison_without_amounts_falls_back_on_world_ranks() -> None:
     assert found is not None and found.answer == "China"
 
 
+def test_a_comparison_takes_an_order_a_page_states_over_figures() -> None:
+    pages = [
+        *said("Lake Orm", "Lake Orm is the largest lake of the Veld, 900 km2 in size."),
+        *said(
+            "Lake Tarn",
+            "The size of Lake Tarn is 700 km2.",
+            "It is the second-largest lake in the world by surface area after Lake Orm.",
+        ),
+    ]
+    found = extract("Which lake is larger, Lake Tarn or Lake Orm?", pages)
+    assert found is not None and found.answer == "Lake Orm"
+    assert found.line.startswith("Lake Orm is larger than Lake Tarn")
+    smaller = extract("Which lake is smaller, Lake Tarn or Lake Orm?", pages)
+    assert smaller is not None and smaller.answer == "Lake Tarn"  # by the figures
+
+
+def test_a_comparison_without_figures_takes_the_only_unqualified_superlative() -> None:
+    hot = said("Vesta Prime", "Its surface reaches 700 K, making it the hottest world known.")
+    mild = said("Orla", "Orla is the second-hottest world known, and Veld's hottest moon.")
+    found = extract("Which is hotter, Orla or Vesta Prime?", [*hot, *mild])
+    assert found is not None and found.answer == "Vesta Prime"
+    both = said("Orla", "Orla is the hottest world known.")
+    assert extract("Which is hotter, Orla or Vesta Prime?", [*hot, *both]) is None
+
+
 def test_a_comparison_with_a_missing_figure_gives_no_answer() -> None:
     pages = said("Kenya", "Kenya has a population of 54.2 million.")
     assert extract("Kenya or Peru, which has the larger population?", pages) is None
