@@ -278,6 +278,8 @@ def _candidates(asked: Question, shape: Shape, item: Said) -> list[tuple[str, in
             continue
         if any(f" {_fold(e)} " in f" {_fold(name)} " for e in asked.entities):
             continue  # "Islamic Republic of Iran" is Iran, not what is asked about it
+        if _alias_of_asked(item, name, asked):
+            continue  # "Argentina, officially the Argentine Republic": Argentina again
         if name.replace(",", "").replace(".", "").isdigit():
             continue
         found.append((name, _position(item.text, offset)))
@@ -285,6 +287,16 @@ def _candidates(asked: Question, shape: Shape, item: Said) -> list[tuple[str, in
     if subject and subject.casefold() in folded and not set(key_terms(subject)) <= known:
         found.append((subject, _position(item.text, folded.find(subject.casefold()))))
     return found
+
+
+def _alias_of_asked(item: Said, name: str, asked: Question) -> bool:
+    """Whether the sentence gives `name` as another name of its page's subject, which the
+    question names ("Argentina, officially the Argentine Republic, ...")."""
+    subject = _fold(item.subject)
+    if not subject or subject not in {_fold(e) for e in asked.entities}:
+        return False
+    pattern = rf"{re.escape(subject)}\s*(?:officially|formally|also known as|or)\s+(?:the\s+)?"
+    return re.search(pattern + re.escape(_fold(name)), _fold(item.text)) is not None
 
 
 def _names(text: str) -> list[tuple[str, int]]:

@@ -202,6 +202,16 @@ def test_a_code_answer_is_given_by_the_name_a_record_states_it_with() -> None:
     assert code is not None and code.answer == "VDL"
 
 
+def test_another_name_of_the_subject_asked_about_is_not_its_answer() -> None:
+    pages = said(
+        "Veldmark",
+        "Veldmark, officially the Free Veld Republic, is a country whose official language "
+        "is Veldish.",
+    )
+    found = extract("What is the official language of Veldmark?", pages)
+    assert found is not None and found.answer == "Veldish"
+
+
 def test_a_place_written_smallest_first_gives_the_end_asked_for() -> None:
     pages = said("Orn Abbey", "Orn Abbey is a ruined abbey in Kessel, Low March, Veldmark.")
     country = extract("In which country does Orn Abbey stand?", pages)
