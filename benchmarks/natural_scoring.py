@@ -8,7 +8,11 @@ citation marks ("[2]") removed. The rules, meant to be hard to game:
 - A *mention* of a name is the name as whole words (case and accents folded, a plural "s"
   allowed) that no negation ("not", "no", "never", "neither", "nor", "isn't", "unlike", ...)
   stands before within NEGATION_WINDOW words: "not Paris" does not name Paris.
-- Named answers (who/what/where, paraphrase, two-hop): right when the line mentions one of the
+- The answer is the line's first sentence (its *head*): a report writes "Seine. Located on
+  the river Seine, ..." or a claim that opens on the answer. A name or number that only the
+  supporting claim after the head states does not count: "Earth. The inner planets are
+  Mercury, Venus, Earth and Mars." does not answer "Mercury".
+- Named answers (who/what/where, paraphrase, two-hop): right when the head mentions one of the
   gold's names.
 - Comparisons: right when the first option the line mentions is the gold option, and the line
   picks it: it states a comparison after naming it ("than", the question's own comparative such
@@ -16,7 +20,7 @@ citation marks ("[2]") removed. The rules, meant to be hard to game:
   "not established", ...), and it does not list the options side by side ("Kenya or Peru",
   "Kenya and Peru", "Kenya, Peru", "Kenya/Peru", "Kenya vs Peru"). So the winner must be named
   first: "Peru has fewer people than Kenya" is counted wrong although it is true.
-- Numbers: right when a number in the line (with "thousand", "million" or "billion" applied,
+- Numbers: right when a number in the head (with "thousand", "million" or "billion" applied,
   and the words one to twenty read as numbers) is within the tolerance of an accepted value
   (relative: 0.25 means within 25 %; 0 means exactly), and the line states at most MAX_NUMBERS
   numbers in all (more is a list of guesses). A negated number ("not 1945") does not count.
@@ -67,6 +71,10 @@ NUMBER_WORDS = {
     )
 }
 _CITATION = re.compile(r"\s*\[\d+\]")
+_SENTENCE_END = re.compile(
+    r"(?<!\b[A-Z])(?<!\bSt)(?<!\bMt)(?<!\bDr)(?<!\bMr)(?<!\bMrs)(?<!\bJr)(?<!\bSr)(?<!\bNo)"
+    r"(?<!\bvs)(?<!\bc)[.!?]\s+(?=[\"'(\w])"
+)
 _TOKEN = re.compile(r"[\w'\u2019]+|[/,&]")
 _NUMBER = re.compile(
     r"(?<![\w.])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?:\s+(thousand|million|billion))?"
@@ -97,11 +105,17 @@ def is_correct(gold: Gold, line: str, question: str = "") -> bool:
     if not line or len(line) > MAX_LINE_CHARS:
         return False
     if gold.kind == "numeric":
-        return _number_right(gold, line)
+        return _number_right(gold, answer_head(line))
     if gold.kind == "comparison":
         own = tuple(w for w in _tokens(question) if w.endswith(("er", "est")) or w == "first")
         return _comparison_right(gold, line, question_words=own)
-    return bool(mentions(line, gold.names))
+    return bool(mentions(answer_head(line), gold.names))
+
+
+def answer_head(line: str) -> str:
+    """The line's first sentence: "Seine" of "Seine. Located on the river Seine, ...". A
+    period after an initial or a usual abbreviation ("D.C.", "St.") ends no sentence."""
+    return _SENTENCE_END.split(line, maxsplit=1)[0]
 
 
 def fold(text: str) -> str:

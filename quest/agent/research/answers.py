@@ -38,6 +38,7 @@ class Tally:
     strong: bool = False
     own: bool = False  # stated directly by the page about the candidate or the part's subject
     typed: bool = False
+    picks: bool = False  # some claim states the superlative the question picks by, if any
 
     @property
     def score(self) -> float:
@@ -45,7 +46,8 @@ class Tally:
 
     @property
     def trusted(self) -> bool:
-        return len(self.by_url) >= 2 or self.strong
+        """Two sources, or one strong claim; for "the largest planet", a claim that says so."""
+        return (len(self.by_url) >= 2 or self.strong) and self.picks
 
     def best_claim(self) -> str:
         return max(self.claims, key=lambda claim: (self.claims[claim], -len(claim)))
@@ -102,6 +104,7 @@ class Ledger:
             tally.own = tally.own or own
             tally.strong = tally.strong or own or (direct and match.coverage >= STRONG_COVERAGE)
             tally.typed = tally.typed or _typed(part, text, item.claim)
+            tally.picks = tally.picks or match.picks
         return self._rebest(index)
 
     def _measured(self, index: int, match: Match, text: str, claim: str) -> bool:

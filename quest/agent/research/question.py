@@ -25,6 +25,11 @@ MIN_STEM = 4
 MAX_QUERIES = 5
 STRONG_COVERAGE = 0.75
 _WORD = re.compile(r"[^\W_][\w'\u2019.-]*[^\W_]|[^\W_]")
+# "largest", "closest", "biggest"; not the -est words that are no superlative.
+_SUPERLATIVE = re.compile(
+    r"(?!(?:for|inter|hon|mod|earn|requ|harv|prot|cont|conqu|sugg|inv|manif|dig|arr|north|south"
+    r"|mid|ever|budap|buchar|inqu|pri|att|det|man|dig)est$)\w{2,}est"
+)
 _QUOTED = re.compile(r"\"([^\"]{2,120})\"|“([^”]{2,120})”|(?<!\w)'([^']{3,120})'(?!\w)")
 _NUMBER = re.compile(r"\b(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\b")
 
@@ -77,6 +82,7 @@ class Match:
     entity_hits: int  # how many of the question's entity terms were found
     entities: int  # how many entity terms the question has
     total: int  # how many terms the question has
+    picks: bool = True  # states the superlative the question picks its answer by, if any
 
     @property
     def relevant(self) -> bool:
@@ -88,7 +94,8 @@ class Match:
     @property
     def strong(self) -> bool:
         """States the question's subject and most of what is asked about it."""
-        return self.entity_hits == self.entities and self.coverage >= STRONG_COVERAGE
+        full = self.entity_hits == self.entities and self.coverage >= STRONG_COVERAGE
+        return full and self.picks  # "the largest planet" is not stated by "a planet"
 
     @property
     def score(self) -> float:
@@ -144,6 +151,14 @@ class Question:
             entity_hits=len(found & self.entity_terms),
             entities=len(self.entity_terms),
             total=len(self.terms),
+            picks=self.superlatives <= found,
+        )
+
+    @cached_property
+    def superlatives(self) -> frozenset[str]:
+        """The superlatives the question picks its answer by ("the largest planet")."""
+        return frozenset(
+            t for t in self.terms if t not in self.entity_terms and _SUPERLATIVE.fullmatch(t)
         )
 
     def plan(self) -> list[tuple[str, str]]:

@@ -25,6 +25,15 @@ def test_a_name_counts_only_on_the_answer_line() -> None:
     assert not is_correct(SEINE, "Seineville is a town.")
 
 
+def test_only_the_first_sentence_of_the_line_is_the_answer() -> None:
+    mercury = Gold("wh", names=("Mercury",))
+    assert not is_correct(mercury, "Earth. The inner planets are Mercury, Venus, Earth and Mars.")
+    assert is_correct(mercury, "Mercury. It is the first planet from the Sun.")
+    assert is_correct(Gold("wh", names=("Washington",)), "Washington, D.C. is the capital. X.")
+    assert not is_correct(YEAR, "1944. The war ended in 1945.")
+    assert is_correct(YEAR, "1945. The war began in 1939.")
+
+
 def test_a_negated_name_does_not_count() -> None:
     assert not is_correct(SEINE, "It is not the Seine but the Marne.")
     assert not is_correct(Gold("wh", names=("Paris",)), "The capital is not Paris.")
