@@ -44,6 +44,11 @@ _PERSONAL = re.compile(r"^(He|She|They)\s+(?=[a-z])|^(His|Her|Their)\s+(?=[a-z])
 _MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
 _MONTH_AFTER = re.compile(rf"\s+(?:{_MONTHS})\b")
 _MONTH_BEFORE = re.compile(rf"\b(?:{_MONTHS})\s+$")
+DOER = 2.0  # a "who" question's candidate that the sentence opens on, as who acted
+_DOER_VERB = re.compile(r"(?:was|is|became|led|served|founded|wrote|painted|composed)\b")
+_MARGIN = re.compile(r"(?:±|\+/-|\d\s*[/\u2044])\s*$")  # a margin, or a fraction's denominator
+_FRACTION = re.compile(r"\s*[/\u2044]\s*\d")  # a numerator
+_SOURCE = re.compile(r"\b(?:recorded|listed|according|reported|published|cited)\s+(?:by|to)\s+$")
 _PERCENT = re.compile(r"\s?(?:%|per ?cent)")
 HEADS = frozenset({"people", "inhabitants"})
 _CODE = re.compile(r"[A-Z]{2,3}")
@@ -166,10 +171,13 @@ def ranked(
         own = _fold(item.subject) in entities
         if own:
             weight *= OWN_PAGE * (LEAD if lead else 1.0)  # the page about what is asked
-        for text, at in _candidates(asked, shape, item):
-            if _fold(text) in excluded:
-                continue
+        found = _candidates(asked, shape, item)
+        candidates = [(text, at) for text, at in found if _fold(text) not in excluded]
+        doer = _doer(item.text, candidates) if shape.kind == PERSON else None
+        for text, at in candidates:
             factor, strength = _typed(shape, item.text, text, at)
+            if doer is not None:
+                factor *= DOER if text == doer else 1.0 / DOER
             if shape.type_words & defined.get(_fold(text), frozenset()):
                 factor, strength = factor * (1.0 + TYPE_BONUS), DEFINED  # "The heart is an organ"
             if shape.kind in {NUMBER, YEAR} and not own:
@@ -194,6 +202,17 @@ def ranked(
         floor = DEFINED if strongest >= DEFINED else NAMED
         tallies = {k: t for k, t in tallies.items() if t.typed >= floor}
     return _ranked(tallies)
+
+
+def _doer(text: str, candidates: Sequence[tuple[str, int]]) -> str | None:
+    """The person a sentence is about when it opens on one ("Neil Armstrong was an astronaut
+    who ... became the first person to walk on the Moon"): a "who" question is answered by
+    who did it, not by the other names of the sentence ("Apollo")."""
+    for name, at in candidates:
+        opens = at == 0 and text.startswith(f"{name} ")
+        if opens and len(name.split()) >= 2 and _DOER_VERB.match(text, len(name) + 1):
+            return name
+    return None
 
 
 def _definitions(said: Sequence[Said]) -> dict[str, frozenset[str]]:
@@ -280,6 +299,8 @@ def _candidates(asked: Question, shape: Shape, item: Said) -> list[tuple[str, in
             continue  # "Islamic Republic of Iran" is Iran, not what is asked about it
         if _alias_of_asked(item, name, asked):
             continue  # "Argentina, officially the Argentine Republic": Argentina again
+        if _SOURCE.search(item.text[:offset]):
+            continue  # "as recorded by GeoNames": who says it, not what is said
         if name.replace(",", "").replace(".", "").isdigit():
             continue
         found.append((name, _position(item.text, offset)))
@@ -327,6 +348,8 @@ def _amounts(asked: Question, shape: Shape, text: str) -> list[tuple[str, int]]:
             continue
         if _MONTH_AFTER.match(text, match.end()) or _MONTH_BEFORE.search(text[: match.start()]):
             continue  # "26 June 1945": a day of a date
+        if _MARGIN.search(text[: match.start()]) or _FRACTION.match(text, match.end()):
+            continue  # "10,935 ± 6 meters": a margin of error; "1/299792458": a fraction
         found.append((match.group(0).strip(), _position(text, match.start())))
     if found or "many" not in shape.words:
         return found
@@ -362,6 +385,9 @@ def _typed(shape: Shape, text: str, candidate: str, at: int) -> tuple[float, int
     after = words[at + size : at + size + TYPE_WINDOW]
     head = words[at + size - 1 : at + size]  # "Seine River", not "Food preservation"
     named = shape.type_words & set(key_terms(" ".join([*before, *head, *after])))
+    ends = {words[i] for i in {at, at + size - 1} if size > 1 and i < len(words)}
+    if shape.type_words & set(key_terms(" ".join(ends))):
+        return 1.0 + TYPE_BONUS, DEFINED  # its own name says what it is: "River Thames"
     before = before[-2:]
     strength = 2 if named else 0
     if shape.kind == PLACE and not strength and any(w in {"in", "on", "at"} for w in before):
