@@ -44,7 +44,8 @@ _PERSONAL = re.compile(r"^(He|She|They)\s+(?=[a-z])|^(His|Her|Their)\s+(?=[a-z])
 _MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
 _MONTH_AFTER = re.compile(rf"\s+(?:{_MONTHS})\b")
 _MONTH_BEFORE = re.compile(rf"\b(?:{_MONTHS})\s+$")
-DOER = 2.0  # a "who" question's candidate that the sentence opens on, as who acted
+DOER = 2.0  # a "who" question's candidate that acts in the sentence
+_AGENT = re.compile(r"\bby\s+([^,;:.()]+)")  # a passive's agent, up to the clause's end
 _DOER_VERB = re.compile(r"(?:was|is|became|led|served|founded|wrote|painted|composed)\b")
 _MARGIN = re.compile(r"(?:±|\+/-|\d\s*[/\u2044])\s*$")  # a margin, or a fraction's denominator
 _FRACTION = re.compile(r"\s*[/\u2044]\s*\d")  # a numerator
@@ -187,12 +188,7 @@ def ranked(
             size = len(_WORD.findall(text))
             score = weight * _closeness(item.text, at, hits, size) * factor
             _count(tallies, text, item, score, strength)
-    from quest.agent.research.describe import described
-
-    for page in described(question, said, exclude, retrieved=retrieved):
-        stated = Said(page.sentence, page.url, page.subject)
-        typed = DEFINED if page.typed else 0
-        _count(tallies, page.subject, stated, page.score, typed, line_score=page.line_score)
+    _count_described(tallies, question, said, exclude, retrieved)
     if shape.kind != PLACE:
         _merge_short_names(tallies)
     if not {"code", "codes"} & set(shape.words):
@@ -204,10 +200,36 @@ def ranked(
     return _ranked(tallies)
 
 
+def _count_described(
+    tallies: dict[str, _Tally],
+    question: str,
+    said: Sequence[Said],
+    exclude: Sequence[str],
+    retrieved: Sequence[str],
+) -> None:
+    """Counts the subjects of the pages the question describes (research.describe)."""
+    from quest.agent.research.describe import described
+
+    shape, asked = Shape(question), Question(question)
+    for page in described(question, said, exclude, retrieved=retrieved):
+        stated = Said(page.sentence, page.url, page.subject)
+        if shape.kind == PERSON:
+            doer = _doer(page.sentence, _candidates(asked, shape, stated))
+            if doer is not None and _fold(doer) != _fold(page.subject):
+                continue  # "The Principia is a book by Isaac Newton": the book did nothing
+        typed = DEFINED if page.typed else 0
+        _count(tallies, page.subject, stated, page.score, typed, line_score=page.line_score)
+
+
 def _doer(text: str, candidates: Sequence[tuple[str, int]]) -> str | None:
-    """The person a sentence is about when it opens on one ("Neil Armstrong was an astronaut
-    who ... became the first person to walk on the Moon"): a "who" question is answered by
-    who did it, not by the other names of the sentence ("Apollo")."""
+    """The person who acts in a sentence: the agent of a passive ("The Principia is a book by
+    Sir Isaac Newton"), else the person it opens on ("Neil Armstrong was an astronaut who ...
+    became the first person to walk on the Moon"). A "who" question is answered by who did
+    it, not by the other names of the sentence ("Apollo")."""
+    for phrase in _AGENT.findall(text):  # "by the Dutch painter Vincent van Gogh, ..."
+        agents = [name for name, _ in candidates if len(name.split()) >= 2 and name in phrase]
+        if agents:
+            return max(agents, key=phrase.rfind)  # the name the phrase ends on
     for name, at in candidates:
         opens = at == 0 and text.startswith(f"{name} ")
         if opens and len(name.split()) >= 2 and _DOER_VERB.match(text, len(name) + 1):
@@ -512,12 +534,12 @@ def _ranked(tallies: dict[str, _Tally]) -> list[Found]:
 
 
 def answer_line(answer: str, claim: str) -> str:
-    """ "Seine: Located on the river Seine, ..." with a claim cut to its clause about the
-    answer when it states many other numbers."""
+    """ "Seine. Located on the river Seine, ...": the answer by itself first, always, so that
+    the line says which name of its claim is the answer ("Canberra. Canberra is the capital
+    city of Australia."); the claim is cut to its clause about the answer when it states many
+    other numbers."""
     claim = claim.strip()
     if len(_AMOUNT.findall(claim)) > MAX_CLAIM_NUMBERS:
         clauses = re.split(r"[,;]\s+", claim)
         claim = next((c for c in clauses if answer in c), answer)
-    if claim.casefold().startswith(answer.casefold()):
-        return claim
     return f"{answer}. {claim}"

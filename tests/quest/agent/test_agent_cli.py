@@ -20,7 +20,7 @@ def test_a_cli_run_prints_a_trace_and_writes_events_and_trajectory(
     out = capsys.readouterr().out
     assert code == 0
     assert "[1] search: ['capital city Australia'" in out
-    assert "=== answer ===\n**Answer:** Canberra is the capital city of Australia" in out
+    assert "=== answer ===\n**Answer:** Canberra. Canberra is the capital city of Australia" in out
     records = [json.loads(line) for line in events.read_text().splitlines()]
     assert [r["seq"] for r in records] == list(range(1, len(records) + 1))
     assert records[0]["type"] == "started" and records[-1]["type"] == "finished"
@@ -40,7 +40,7 @@ def test_quiet_prints_only_the_answer_and_the_corpus_may_come_from_the_environme
     monkeypatch.setenv("QUESTWEB_CORPUS_DIR", str(agent_corpus))
     assert main(["agent", "run", QUESTION, "--quiet", "--max-turns", "4"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("**Answer:** Canberra is the capital city of Australia")
+    assert out.startswith("**Answer:** Canberra. Canberra is the capital city of Australia")
     assert "[1]" in out and "think:" not in out
 
 

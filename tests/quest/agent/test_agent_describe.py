@@ -236,7 +236,7 @@ def test_the_page_whose_sentence_is_shown_is_cited_first() -> None:
     ]
     pages = [Said(item.text, item.url, "Canberra") for item in pages]
     found = extract("What is the capital city of Australia?", pages, retrieved=[pages[0].url])
-    assert found is not None and found.line.startswith("Canberra is the capital city")
+    assert found is not None and found.line.startswith("Canberra. Canberra is the capital city")
     assert found.urls[0] == WIKI + "Canberra"
 
 

@@ -76,6 +76,24 @@ def test_a_who_question_finds_the_person_a_page_speaks_of_by_pronoun() -> None:
     assert found is not None and found.answer == "Miguel de Cervantes"
 
 
+def test_a_who_question_is_answered_by_who_acts_in_the_sentence() -> None:
+    opener = said(
+        "Ilsa Marrow",
+        "Ilsa Marrow was a Veldish pilot who, as captain of the Orion Seven flight, became "
+        "the first person to fly over the Grey Peaks.",
+    )
+    found = extract("Who was the first person to fly over the Grey Peaks?", opener)
+    assert found is not None and found.answer == "Ilsa Marrow"
+    assert found.line.startswith("Ilsa Marrow. Ilsa Marrow was")  # the answer first, always
+    agent = said(
+        "Book of Tides",
+        "The Book of Tides is a treatise by the Veldish scholar Oren Falk, which sets out the "
+        "three laws of the tide and the law of the moon's pull.",
+    )
+    found = extract("Who set out the three laws of the tide and the moon's pull?", agent)
+    assert found is not None and found.answer == "Oren Falk"  # not the book that sets them out
+
+
 def test_a_where_question_prefers_a_place_the_page_puts_its_subject_in() -> None:
     pages = said(
         "Mount Kilimanjaro",

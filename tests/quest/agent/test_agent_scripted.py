@@ -61,7 +61,8 @@ def test_it_answers_a_factual_question_citing_the_right_page(toolbox: Toolbox) -
     result, sink, _ = scripted_run(toolbox)
     assert result.status == "answered"
     first_line = result.answer.splitlines()[0]
-    assert first_line.startswith("**Answer:** Canberra is the capital city of Australia [1]")
+    expected = "**Answer:** Canberra. Canberra is the capital city of Australia [1]"
+    assert first_line.startswith(expected)
     assert sink.of("answer")[0]["citations"][0] == {"n": 1, "url": CANBERRA, "title": "Canberra"}
     assert "Sydney" not in result.answer  # a partial match is uncertain and stays out
     assert {"url": CANBERRA, "title": "Canberra"} in result.sources
