@@ -135,6 +135,18 @@ def _pages(said: Sequence[Said]) -> dict[str, _Page]:
     return {url: page for url, page in pages.items() if page.lead and page.subject}
 
 
+def what_each_is(said: Sequence[Said]) -> dict[str, set[str]]:
+    """What the pages read say their subjects are, by folded subject: the nouns of the
+    sentences that open on the subject ("Persian is a pluricentric language ...")."""
+    kinds: dict[str, set[str]] = {}
+    for item in said:
+        words = item.subject.split()
+        # "Persian is a language" on the page "Persian language": the page's short name
+        for name in {item.subject, " ".join(words[:-1]) if len(words) > 1 else item.subject}:
+            kinds.setdefault(_fold(name), set()).update(_kinds(item.text, name))
+    return kinds
+
+
 def _weight(terms: set[str], superlatives: frozenset[str]) -> float:
     """A superlative picks one thing out of its kind ("the tallest animal"): it counts double."""
     return sum(SUPERLATIVE if term in superlatives else 1.0 for term in terms)

@@ -44,6 +44,7 @@ _PERSONAL = re.compile(r"^(He|She|They)\s+(?=[a-z])|^(His|Her|Their)\s+(?=[a-z])
 _MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
 _MONTH_AFTER = re.compile(rf"\s+(?:{_MONTHS})\b")
 _MONTH_BEFORE = re.compile(rf"\b(?:{_MONTHS})\s+$")
+DEMONYM_ENDINGS = ("ian", "ean", "ese", "ish")
 DOER = 2.0  # a "who" question's candidate that acts in the sentence
 _AGENT = re.compile(r"\bby\s+([^,;:.()]+)")  # a passive's agent, up to the clause's end
 _DOER_VERB = re.compile(r"(?:was|is|became|led|served|founded|wrote|painted|composed)\b")
@@ -158,9 +159,13 @@ def ranked(
     names things that cannot be the answer (what an earlier hop asked about). For a question
     that asks for a kind of thing ("which river"), `typed_only` keeps the candidates said to be
     one, by their own page if any is, else by the words around them."""
+    from quest.agent.research.describe import answer_kinds, what_each_is
+
     shape, asked = Shape(question), Question(question)
+    kinds = answer_kinds(question)  # "which river", or the noun asked for: "the language of"
     tallies: dict[str, _Tally] = {}
     defined = _definitions(said)
+    what_is = what_each_is(said)  # "Persian is a pluricentric language" -> {language, ...}
     entities = {_fold(entity) for entity in asked.entities}
     excluded = {_fold(name) for name in exclude}
     previous = ""
@@ -176,10 +181,11 @@ def ranked(
         candidates = [(text, at) for text, at in found if _fold(text) not in excluded]
         doer = _doer(item.text, candidates) if shape.kind == PERSON else None
         for text, at in candidates:
-            factor, strength = _typed(shape, item.text, text, at)
+            factor, strength = _typed(shape, item.text, text, at, language="language" in kinds)
             if doer is not None:
                 factor *= DOER if text == doer else 1.0 / DOER
-            if shape.type_words & defined.get(_fold(text), frozenset()):
+            key = _fold(text)
+            if shape.type_words & defined.get(key, frozenset()) or kinds & what_is.get(key, set()):
                 factor, strength = factor * (1.0 + TYPE_BONUS), DEFINED  # "The heart is an organ"
             if shape.kind in {NUMBER, YEAR} and not own:
                 factor *= _closeness(item.text, at, asked.entity_terms)  # whose figure it is
@@ -397,7 +403,9 @@ def _closeness(text: str, at: int, hits: frozenset[str], size: int = 1) -> float
     return 1.0 / (1.0 + distance / PROXIMITY)
 
 
-def _typed(shape: Shape, text: str, candidate: str, at: int) -> tuple[float, int]:
+def _typed(
+    shape: Shape, text: str, candidate: str, at: int, *, language: bool = False
+) -> tuple[float, int]:
     """A score factor, and how surely the words around the candidate say it is what is asked
     for: 2 by the type word ("the river Seine"), 1 by its form ("in Agra", "by Leonardo da
     Vinci", an amount with a unit), 0 not at all."""
@@ -425,7 +433,8 @@ def _typed(shape: Shape, text: str, candidate: str, at: int) -> tuple[float, int
         unit = _unit(candidate)
         if unit and shape.units:
             return ((1.0 + TYPE_BONUS) * 2.0, 2) if unit in shape.units else (0.5, 0)
-    demonym = " " not in candidate and candidate.endswith(("ian", "ean", "ese", "ish"))
+    # "Kenyan" says where, not what; asked for a language, the same form names one ("Persian")
+    demonym = not language and " " not in candidate and candidate.endswith(DEMONYM_ENDINGS)
     factor = 1.0 + TYPE_BONUS * strength / 2
     return factor * (0.3 if demonym else 1.0), strength
 

@@ -230,6 +230,17 @@ def test_another_name_of_the_subject_asked_about_is_not_its_answer() -> None:
     assert found is not None and found.answer == "Veldish"
 
 
+def test_the_noun_asked_for_prefers_what_a_page_says_it_is() -> None:
+    pages = [
+        *said(
+            "Veldish language",
+            "Veldish is a Germanic language used officially within Veldmark, Orn and Tarsk.",
+        ),
+    ]
+    found = extract("What is the official language of Veldmark?", pages)
+    assert found is not None and found.answer == "Veldish"  # not Orn or Tarsk
+
+
 def test_a_place_written_smallest_first_gives_the_end_asked_for() -> None:
     pages = said("Orn Abbey", "Orn Abbey is a ruined abbey in Kessel, Low March, Veldmark.")
     country = extract("In which country does Orn Abbey stand?", pages)
