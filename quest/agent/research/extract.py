@@ -46,7 +46,20 @@ _MONTH_AFTER = re.compile(rf"\s+(?:{_MONTHS})\b")
 _MONTH_BEFORE = re.compile(rf"\b(?:{_MONTHS})\s+$")
 DEMONYM_ENDINGS = ("ian", "ean", "ese", "ish")
 DOER = 2.0  # a "who" question's candidate that acts in the sentence
-_AGENT = re.compile(r"\bby\s+([^,;:.()]+)")  # a passive's agent, up to the clause's end
+# A passive's agent, up to the end of its noun phrase: "by Wolfgang Amadeus Mozart [to a German
+# libretto by ...]", "by the Dutch painter Vincent van Gogh[,]".
+_AGENT = re.compile(
+    r"\bby\s+((?:(?!\s(?:to|with|in|for|at|from|on|by|and|who|which|that|after)\s)[^,;:.()])+)"
+)
+PERSON_NOUNS = frozenset(
+    {"person", "man", "woman", "girl", "boy", "king", "queen", "emperor", "empress", "pharaoh"}
+    | {"president", "leader", "ruler", "general", "monarch", "pope", "saint", "prophet"}
+    | {"composer", "painter", "artist", "sculptor", "architect", "writer", "author", "poet"}
+    | {"playwright", "novelist", "philosopher", "scientist", "physicist", "chemist"}
+    | {"mathematician", "astronomer", "biologist", "inventor", "explorer", "nurse", "doctor"}
+    | {"singer", "musician", "actor", "director", "founder"}
+)
+_PERSON_TERMS = frozenset(key_terms(" ".join(sorted(PERSON_NOUNS))))  # as type words are kept
 _DOER_VERB = re.compile(r"(?:was|is|became|led|served|founded|wrote|painted|composed)\b")
 _MARGIN = re.compile(r"(?:±|\+/-|\d\s*[/\u2044])\s*$")  # a margin, or a fraction's denominator
 _FRACTION = re.compile(r"\s*[/\u2044]\s*\d")  # a numerator
@@ -179,7 +192,7 @@ def ranked(
             weight *= OWN_PAGE * (LEAD if lead else 1.0)  # the page about what is asked
         found = _candidates(asked, shape, item)
         candidates = [(text, at) for text, at in found if _fold(text) not in excluded]
-        doer = _doer(item.text, candidates) if shape.kind == PERSON else None
+        doer = _doer(item.text, candidates) if _asks_person(shape) else None
         for text, at in candidates:
             factor, strength = _typed(shape, item.text, text, at, language="language" in kinds)
             if doer is not None:
@@ -219,12 +232,17 @@ def _count_described(
     shape, asked = Shape(question), Question(question)
     for page in described(question, said, exclude, retrieved=retrieved):
         stated = Said(page.sentence, page.url, page.subject)
-        if shape.kind == PERSON:
+        if _asks_person(shape):
             doer = _doer(page.sentence, _candidates(asked, shape, stated))
             if doer is not None and _fold(doer) != _fold(page.subject):
                 continue  # "The Principia is a book by Isaac Newton": the book did nothing
         typed = DEFINED if page.typed else 0
         _count(tallies, page.subject, stated, page.score, typed, line_score=page.line_score)
+
+
+def _asks_person(shape: Shape) -> bool:
+    """ "Who ...", or "Which Austrian composer ...": a person is asked for."""
+    return shape.kind == PERSON or bool(shape.type_words & _PERSON_TERMS)
 
 
 def _doer(text: str, candidates: Sequence[tuple[str, int]]) -> str | None:

@@ -92,6 +92,13 @@ def test_a_who_question_is_answered_by_who_acts_in_the_sentence() -> None:
     )
     found = extract("Who set out the three laws of the tide and the moon's pull?", agent)
     assert found is not None and found.answer == "Oren Falk"  # not the book that sets them out
+    opera = said(
+        "The Glass Bell",
+        "The Glass Bell is an opera in three acts by Tomas Varga Lind to a Veldish libretto by "
+        "Anna Petra Holm.",
+    )
+    found = extract("Which Veldish composer wrote The Glass Bell?", opera)
+    assert found is not None and found.answer == "Tomas Varga Lind"  # the agent of "opera by"
 
 
 def test_a_where_question_prefers_a_place_the_page_puts_its_subject_in() -> None:
