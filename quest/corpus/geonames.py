@@ -96,6 +96,7 @@ def _country(
         *_country_facts(country),
         *_neighbours(country, names),
         *_largest(name, cities),
+        *_languages(country),  # last: the facts above keep their place in a search snippet
         f"Source: GeoNames country record {country['geonameid']}.",
     ]
     return _document(country, f"{name} (GeoNames)", " ".join(sentences), fetched_at)
@@ -111,14 +112,16 @@ def _country_facts(country: Record) -> list[str]:
         facts.append(f"Its population is {number(country['population'])}.")
     if country.get("currencyname"):
         facts.append(f"Its currency is the {country['currencyname']} ({country['currencycode']}).")
-    if country.get("languages"):
-        codes = [code for code in str(country["languages"]).split(",") if code]
-        facts.append(f"Its languages are {listing([language(code) for code in codes])}.")
     if country.get("tld"):
         facts.append(f"Its internet top-level domain is {country['tld']}.")
     if country.get("phone"):
         facts.append(f"Its telephone calling code is +{country['phone']}.")
     return facts
+
+
+def _languages(country: Record) -> list[str]:
+    codes = [code for code in str(country.get("languages") or "").split(",") if code]
+    return [f"Its languages are {listing([language(code) for code in codes])}."] if codes else []
 
 
 def _neighbours(country: Record, names: Mapping[str, str]) -> list[str]:
