@@ -130,7 +130,7 @@ def _borders(record: Record, names: Mapping[str, str]) -> list[str]:
 
 def _lists(record: Record) -> list[str]:
     labelled = (
-        ("currencies", "Its currencies (ISO 4217 codes) are"),
+        ("currencies", "Its currencies are"),
         ("languages", "Its languages are"),
         ("callingCodes", "Its calling codes are"),
         ("tld", "Its internet top-level domains are"),

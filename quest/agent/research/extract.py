@@ -75,7 +75,7 @@ _CAPITALISED = r"[A-Z][\w'\u2019-]*"
 _NAME_WORDS = rf"{_CAPITALISED}(?:\s+{_CAPITALISED}){{0,3}}"
 _CHUNK = re.compile(r"[^,;:()\[\]\"“”]+")
 _ORDINARY = re.compile(r"(?:ed|ing|ly)$|^(?:In|On|At|By|For|With|From|After|Before|During)$")
-_LEADING_THE = re.compile(r"^(?:The|A|An)\s+")
+_LEADING_THE = re.compile(r"^(?:The|A|An|Its|His|Her|Their|This|These|Those)\s+")
 _POSSESSIVE = re.compile(r"['\u2019]s$")
 _ORDINAL_SUPERLATIVE = re.compile(
     r"\b(?:second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|\d+(?:nd|rd|th))"
