@@ -15,15 +15,16 @@ Without --corpus it builds the offline corpus from the packages into a temporary
 with its BM25 index (3 s), so the run searches with BM25 alone. The live page's scripted
 sessions search hybrid once the dense index is built (minutes after the first `make run`), and
 hybrid is what the researcher is tuned for: --dense measures that, on var/bench-corpus, built
-with both indexes on first use (embedding the 16,795 passages took 595 s on 2 shared cores) and
-reused after; a corpus directory with its dense index (var/corpus after `make run`) does too.
+with both indexes on first use (embedding the 16,795 passages took 595 s on 2 shared cores);
+later runs write its documents again from the packages and embed only the passages whose text
+changed. A corpus directory with its dense index (var/corpus after `make run`) is used as it is.
 The first lines of the output say which corpus and which search mode the run used.
 
-Scoring (benchmarks/natural_scoring.py) reads only the report's direct-answer line: the gold
-must be mentioned there, not negated; a comparison must name the right option first and pick
-it (no hedging, no listing of the options); a number must be within the tolerance. The
-baseline, measured in the same run with the same search, answers with the title of the top
-search result for the question.
+Scoring (benchmarks/natural_scoring.py) reads only the report's direct-answer line, and of it
+only the first sentence, the answer itself: the gold must be mentioned there, not negated; a
+comparison must name the right option first and pick it (no hedging, no listing of the
+options); a number must be within the tolerance. The baseline, measured in the same run with
+the same search, answers with the title of the top search result for the question.
 """
 
 from __future__ import annotations
