@@ -14,9 +14,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from quest.agent.research.extract import _AMOUNT, _WORD, _YEAR, Found, Said
+from quest.agent.research.extract import _AMOUNT, _WORD, _YEAR
 from quest.agent.research.question import key_terms
 from quest.agent.research.shape import ATTRIBUTES, Comparison, Shape
+from quest.agent.research.tallies import Found, Said
 
 SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 # The units each attribute is most often stated in; an amount in one of them is preferred.

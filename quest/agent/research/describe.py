@@ -17,9 +17,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from quest.agent.research.extract import Said, ranked_lower, required
+from quest.agent.research.extract import ranked_lower, required
 from quest.agent.research.question import Question, key_terms, stem
 from quest.agent.research.shape import NUMBER, YEAR, Shape
+from quest.agent.research.tallies import Said
 
 MIN_HITS = 2  # a page that states one word of the description only shares a word with it
 MIN_SHARE = 0.3

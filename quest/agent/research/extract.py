@@ -14,10 +14,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from quest.agent.research.question import Question, key_terms, phrases, stem
+from quest.agent.research.roles import alias_of_asked, asks_person, doer, in_chain
 from quest.agent.research.shape import ATTRIBUTES, NUMBER, PERSON, PLACE, YEAR, Shape
+from quest.agent.research.tallies import (
+    AMOUNT,
+    Found,
+    Said,
+    Tally,
+    count,
+    merge_codes,
+    merge_short_names,
+    ranked_found,
+)
 
 TYPE_BONUS = 1.0
 PROXIMITY = 6.0  # words: a candidate this far from the question's words counts half
@@ -27,15 +37,8 @@ LEAD = 1.5  # a page's first sentence says what matters most about its subject
 BRACKETED = 0.5  # "7,088 km (4,404 mi)": the bracketed amount converts the other
 NAMED, DEFINED = 2, 3  # typed by the words beside it ("the river Seine"), by its own page
 UNSTATED = 0.25  # a sentence about what the question names, stating none of what it asks
-MAX_CLAIM_NUMBERS = 3
-MAX_NAME_WORDS = 4
 _WORD = re.compile(r"[^\W_][\w'\u2019-]*")
-_AMOUNT = re.compile(
-    r"(?<![\w.,])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-    r"(?:\s*(million|billion|thousand)\b)?"
-    r"(?:\s*(km2|km²|sq mi|square kilometres|square kilometers|km|kilometres|kilometers|mi|miles"
-    r"|metres|meters|m|ft|feet|kg|°C|°F|AU|km/s|m/s|people|inhabitants)(?![\w]))?"
-)
+_AMOUNT = AMOUNT
 _YEAR = re.compile(
     r"(?:(?<![\w.,])(1\d{3}|20\d{2})|(?<=AD )(\d{2,4})|(?<=in )(\d{3})"
     r"|(\d{2,4})(?= (?:AD|BC|CE)\b))(?![\w%]|,\d|\.\d|\s*(?:km|m|ft|metres|people)\b)"
@@ -46,33 +49,11 @@ _MONTH_AFTER = re.compile(rf"\s+(?:{_MONTHS})\b")
 _MONTH_BEFORE = re.compile(rf"\b(?:{_MONTHS})\s+$")
 DEMONYM_ENDINGS = ("ian", "ean", "ese", "ish")
 DOER = 2.0  # a "who" question's candidate that acts in the sentence
-# A passive's agent, up to the end of its noun phrase: "by Wolfgang Amadeus Mozart [to a German
-# libretto by ...]", "by the Dutch painter Vincent van Gogh[,]".
-_AGENT = re.compile(
-    r"\bby\s+((?:(?!\s(?:to|with|in|for|at|from|on|by|and|who|which|that|after)\s)[^,;:.()])+)"
-)
-PERSON_NOUNS = frozenset(
-    {"person", "man", "woman", "girl", "boy", "king", "queen", "emperor", "empress", "pharaoh"}
-    | {"president", "leader", "ruler", "general", "monarch", "pope", "saint", "prophet"}
-    | {"composer", "painter", "artist", "sculptor", "architect", "writer", "author", "poet"}
-    | {"playwright", "novelist", "philosopher", "scientist", "physicist", "chemist"}
-    | {"mathematician", "astronomer", "biologist", "inventor", "explorer", "nurse", "doctor"}
-    | {"singer", "musician", "actor", "director", "founder"}
-)
-_PERSON_TERMS = frozenset(key_terms(" ".join(sorted(PERSON_NOUNS))))  # as type words are kept
-_DOER_VERB = re.compile(r"(?:was|is|became|led|served|founded|wrote|painted|composed)\b")
 _MARGIN = re.compile(r"(?:±|\+/-|\d\s*[/\u2044])\s*$")  # a margin, or a fraction's denominator
 _FRACTION = re.compile(r"\s*[/\u2044]\s*\d")  # a numerator
 _SOURCE = re.compile(r"\b(?:recorded|listed|according|reported|published|cited)\s+(?:by|to)\s+$")
 _PERCENT = re.compile(r"\s?(?:%|per ?cent)")
 HEADS = frozenset({"people", "inhabitants"})
-_CODE = re.compile(r"[A-Z]{2,3}")
-_PLACE = r"[A-Z][\w'\u2019.-]*(?:\s+(?:de\s+|of\s+)?[A-Z][\w'\u2019.-]*)*"
-_PLACE_CHAIN = re.compile(rf"\b(?:in|at|near)\s+((?:{_PLACE}),\s+{_PLACE}(?:,\s+{_PLACE})*)")
-LARGEST_PLACES = frozenset({"country", "nation", "continent"})
-SMALLEST_PLACES = frozenset({"city", "town", "village"})
-_CAPITALISED = r"[A-Z][\w'\u2019-]*"
-_NAME_WORDS = rf"{_CAPITALISED}(?:\s+{_CAPITALISED}){{0,3}}"
 _CHUNK = re.compile(r"[^,;:()\[\]\"“”]+")
 _ORDINARY = re.compile(r"(?:ed|ing|ly)$|^(?:In|On|At|By|For|With|From|After|Before|During)$")
 _LEADING_THE = re.compile(r"^(?:The|A|An|Its|His|Her|Their|This|These|Those)\s+")
@@ -105,31 +86,6 @@ NUMBER_WORDS = {
     )
 }
 _NUMBER_WORD = re.compile(r"\b(" + "|".join(NUMBER_WORDS) + r")\b", re.IGNORECASE)
-
-
-@dataclass(frozen=True)
-class Said:
-    """A sentence of a page that was read, with the page's subject and address."""
-
-    text: str
-    url: str
-    subject: str
-
-
-@dataclass(frozen=True)
-class Found:
-    answer: str
-    line: str  # the direct answer as written in a report, without citation marks
-    urls: tuple[str, ...]
-    score: float
-
-
-@dataclass
-class _Tally:
-    text: str
-    by_url: dict[str, float]
-    best: tuple[float, str, str]  # (score, sentence, its page)
-    typed: int = 0  # how surely some sentence says it is the kind of thing asked for
 
 
 def person_resolved(sentence: str, subject: str) -> str:
@@ -176,7 +132,7 @@ def ranked(
 
     shape, asked = Shape(question), Question(question)
     kinds = answer_kinds(question)  # "which river", or the noun asked for: "the language of"
-    tallies: dict[str, _Tally] = {}
+    tallies: dict[str, Tally] = {}
     defined = _definitions(said)
     what_is = what_each_is(said)  # "Persian is a pluricentric language" -> {language, ...}
     entities = {_fold(entity) for entity in asked.entities}
@@ -192,11 +148,11 @@ def ranked(
             weight *= OWN_PAGE * (LEAD if lead else 1.0)  # the page about what is asked
         found = _candidates(asked, shape, item)
         candidates = [(text, at) for text, at in found if _fold(text) not in excluded]
-        doer = _doer(item.text, candidates) if _asks_person(shape) else None
+        acting = doer(item.text, candidates) if asks_person(shape) else None
         for text, at in candidates:
             factor, strength = _typed(shape, item.text, text, at, language="language" in kinds)
-            if doer is not None:
-                factor *= DOER if text == doer else 1.0 / DOER
+            if acting is not None:
+                factor *= DOER if text == acting else 1.0 / DOER
             key = _fold(text)
             if shape.type_words & defined.get(key, frozenset()) or kinds & what_is.get(key, set()):
                 factor, strength = factor * (1.0 + TYPE_BONUS), DEFINED  # "The heart is an organ"
@@ -206,21 +162,21 @@ def ranked(
                 factor *= BRACKETED
             size = len(_WORD.findall(text))
             score = weight * _closeness(item.text, at, hits, size) * factor
-            _count(tallies, text, item, score, strength)
+            count(tallies, text, item, score, strength)
     _count_described(tallies, question, said, exclude, retrieved)
     if shape.kind != PLACE:
-        _merge_short_names(tallies)
+        merge_short_names(tallies)
     if not {"code", "codes"} & set(shape.words):
-        _merge_codes(tallies, said)  # unless the code is what is asked for
+        merge_codes(tallies, said)  # unless the code is what is asked for
     strongest = max((t.typed for t in tallies.values()), default=0)
     if typed_only and shape.type_words and strongest >= NAMED:
         floor = DEFINED if strongest >= DEFINED else NAMED
         tallies = {k: t for k, t in tallies.items() if t.typed >= floor}
-    return _ranked(tallies)
+    return ranked_found(tallies)
 
 
 def _count_described(
-    tallies: dict[str, _Tally],
+    tallies: dict[str, Tally],
     question: str,
     said: Sequence[Said],
     exclude: Sequence[str],
@@ -232,33 +188,12 @@ def _count_described(
     shape, asked = Shape(question), Question(question)
     for page in described(question, said, exclude, retrieved=retrieved):
         stated = Said(page.sentence, page.url, page.subject)
-        if _asks_person(shape):
-            doer = _doer(page.sentence, _candidates(asked, shape, stated))
-            if doer is not None and _fold(doer) != _fold(page.subject):
+        if asks_person(shape):
+            acting = doer(page.sentence, _candidates(asked, shape, stated))
+            if acting is not None and _fold(acting) != _fold(page.subject):
                 continue  # "The Principia is a book by Isaac Newton": the book did nothing
         typed = DEFINED if page.typed else 0
-        _count(tallies, page.subject, stated, page.score, typed, line_score=page.line_score)
-
-
-def _asks_person(shape: Shape) -> bool:
-    """ "Who ...", or "Which Austrian composer ...": a person is asked for."""
-    return shape.kind == PERSON or bool(shape.type_words & _PERSON_TERMS)
-
-
-def _doer(text: str, candidates: Sequence[tuple[str, int]]) -> str | None:
-    """The person who acts in a sentence: the agent of a passive ("The Principia is a book by
-    Sir Isaac Newton"), else the person it opens on ("Neil Armstrong was an astronaut who ...
-    became the first person to walk on the Moon"). A "who" question is answered by who did
-    it, not by the other names of the sentence ("Apollo")."""
-    for phrase in _AGENT.findall(text):  # "by the Dutch painter Vincent van Gogh, ..."
-        agents = [name for name, _ in candidates if len(name.split()) >= 2 and name in phrase]
-        if agents:
-            return max(agents, key=phrase.rfind)  # the name the phrase ends on
-    for name, at in candidates:
-        opens = at == 0 and text.startswith(f"{name} ")
-        if opens and len(name.split()) >= 2 and _DOER_VERB.match(text, len(name) + 1):
-            return name
-    return None
+        count(tallies, page.subject, stated, page.score, typed, line_score=page.line_score)
 
 
 def _definitions(said: Sequence[Said]) -> dict[str, frozenset[str]]:
@@ -343,7 +278,7 @@ def _candidates(asked: Question, shape: Shape, item: Said) -> list[tuple[str, in
             continue
         if any(f" {_fold(e)} " in f" {_fold(name)} " for e in asked.entities):
             continue  # "Islamic Republic of Iran" is Iran, not what is asked about it
-        if _alias_of_asked(item, name, asked):
+        if alias_of_asked(item, name, asked):
             continue  # "Argentina, officially the Argentine Republic": Argentina again
         if _SOURCE.search(item.text[:offset]):
             continue  # "as recorded by GeoNames": who says it, not what is said
@@ -354,16 +289,6 @@ def _candidates(asked: Question, shape: Shape, item: Said) -> list[tuple[str, in
     if subject and subject.casefold() in folded and not set(key_terms(subject)) <= known:
         found.append((subject, _position(item.text, folded.find(subject.casefold()))))
     return found
-
-
-def _alias_of_asked(item: Said, name: str, asked: Question) -> bool:
-    """Whether the sentence gives `name` as another name of its page's subject, which the
-    question names ("Argentina, officially the Argentine Republic, ...")."""
-    subject = _fold(item.subject)
-    if not subject or subject not in {_fold(e) for e in asked.entities}:
-        return False
-    pattern = rf"{re.escape(subject)}\s*(?:officially|formally|also known as|or)\s+(?:the\s+)?"
-    return re.search(pattern + re.escape(_fold(name)), _fold(item.text)) is not None
 
 
 def _names(text: str) -> list[tuple[str, int]]:
@@ -441,7 +366,7 @@ def _typed(
     if shape.kind == PLACE and not strength and any(w in {"in", "on", "at"} for w in before):
         strength = 1
     if shape.kind == PLACE and not named:
-        place = _in_chain(text, candidate, shape.type_words)
+        place = in_chain(text, candidate, shape.type_words)
         if place is not None:
             return (1.0 + TYPE_BONUS, NAMED) if place else (0.5, 0)
     if shape.kind == PERSON:
@@ -457,20 +382,6 @@ def _typed(
     return factor * (0.3 if demonym else 1.0), strength
 
 
-def _in_chain(text: str, candidate: str, type_words: frozenset[str]) -> bool | None:
-    """Where a candidate stands in a place written smallest first ("in Agra, Uttar Pradesh,
-    India"): True when it is the end asked for (the last for a country or a continent, the
-    first for a city or a town), False for another place of the chain, None outside one."""
-    last = bool(type_words & LARGEST_PLACES)
-    if not (last or type_words & SMALLEST_PLACES):
-        return None
-    for match in _PLACE_CHAIN.finditer(text):
-        places = [p.strip() for p in match.group(1).split(",")]
-        if candidate in places:
-            return candidate == (places[-1] if last else places[0])
-    return None
-
-
 def _bracketed(text: str, at: int) -> bool:
     """Whether the word at `at` stands inside brackets: "7,088 km (4,404 mi)" converts."""
     starts = [match.start() for match in _WORD.finditer(text)]
@@ -483,90 +394,3 @@ def _unit(amount: str) -> str:
     last = amount.rsplit(maxsplit=1)[-1].casefold() if amount.split() else ""
     found = re.sub(r"^[\d.,]+", "", last)
     return UNIT_NAMES.get(found, found)
-
-
-def _count(
-    tallies: dict[str, _Tally],
-    text: str,
-    item: Said,
-    score: float,
-    typed: int,
-    *,
-    line_score: float | None = None,
-) -> None:
-    """Adds a candidate's support from one sentence; `line_score`, when given, is how well the
-    sentence states the answer by itself (the line a report shows), apart from the support."""
-    key = " ".join(text.casefold().split())
-    tally = tallies.setdefault(key, _Tally(text, {}, (0.0, "", "")))
-    tally.typed = max(tally.typed, typed)
-    tally.by_url[item.url] = max(tally.by_url.get(item.url, 0.0), score)
-    shown = score if line_score is None else line_score
-    if shown > tally.best[0]:
-        tally.best = (shown, item.text, item.url)
-
-
-def _merge_short_names(tallies: dict[str, _Tally]) -> None:
-    """A one-word candidate that ends one longer candidate only is that one by its last name:
-    "Mozart" in "two months before Mozart's death" is "Wolfgang Amadeus Mozart"."""
-    for key in [k for k in tallies if " " not in k]:
-        longer = [k for k in tallies if _full_name(tallies[k].text, key)]
-        if len(longer) != 1:
-            continue
-        short, full = tallies.pop(key), tallies[longer[0]]
-        full.typed = max(full.typed, short.typed)
-        for url, score in short.by_url.items():
-            full.by_url[url] = max(full.by_url.get(url, 0.0), score)
-
-
-def _merge_codes(tallies: dict[str, _Tally], said: Sequence[Said]) -> None:
-    """A code candidate ("JPY", from "The currencies of Japan are JPY.") is the name another
-    sentence read gives it in brackets ("Its currency is the Yen (JPY)."): the name answers,
-    with the code's support and the naming sentence as its line."""
-    for key in [k for k, t in tallies.items() if _CODE.fullmatch(t.text)]:
-        code = tallies[key].text
-        naming = re.compile(rf"\b(?:the\s+)?({_NAME_WORDS})\s+\({code}\)")
-        named = next(((m.group(1), item) for item in said if (m := naming.search(item.text))), None)
-        if named is None or _CODE.fullmatch(named[0]):
-            continue
-        name, item = named
-        short = tallies.pop(key)
-        named_key = " ".join(name.casefold().split())
-        full = tallies.setdefault(named_key, _Tally(name, {}, (0.0, "", "")))
-        full.typed = max(full.typed, short.typed)
-        for url, score in short.by_url.items():
-            full.by_url[url] = max(full.by_url.get(url, 0.0), score)
-        full.by_url[item.url] = max(full.by_url.get(item.url, 0.0), short.best[0])
-        if short.best[0] >= full.best[0]:
-            full.best = (short.best[0], item.text, item.url)
-
-
-def _full_name(name: str, last: str) -> bool:
-    """Whether `name` reads as a person's full name ending in `last`: two to four capitalised
-    words ("Wolfgang Amadeus Mozart"), not an official name ("Federative Republic of Brazil")."""
-    words = name.split()
-    capitalised = all(word[:1].isupper() for word in words)
-    return 2 <= len(words) <= MAX_NAME_WORDS and capitalised and words[-1].casefold() == last
-
-
-def _ranked(tallies: dict[str, _Tally]) -> list[Found]:
-    order = sorted(tallies.values(), key=lambda t: (-sum(t.by_url.values()), len(t.text), t.text))
-    found = []
-    for tally in order:
-        # The page of the sentence shown is cited first, then the others by support.
-        shown = tally.best[2]
-        urls = tuple(sorted(tally.by_url, key=lambda url: (url != shown, -tally.by_url[url])))
-        line = answer_line(tally.text, tally.best[1])
-        found.append(Found(tally.text, line, urls, sum(tally.by_url.values())))
-    return found
-
-
-def answer_line(answer: str, claim: str) -> str:
-    """ "Seine. Located on the river Seine, ...": the answer by itself first, always, so that
-    the line says which name of its claim is the answer ("Canberra. Canberra is the capital
-    city of Australia."); the claim is cut to its clause about the answer when it states many
-    other numbers."""
-    claim = claim.strip()
-    if len(_AMOUNT.findall(claim)) > MAX_CLAIM_NUMBERS:
-        clauses = re.split(r"[,;]\s+", claim)
-        claim = next((c for c in clauses if answer in c), answer)
-    return f"{answer}. {claim}"

@@ -10,9 +10,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from quest.agent.research.compare import lookup, missing
-from quest.agent.research.extract import Found, Said, extract, ranked
+from quest.agent.research.extract import extract, ranked
 from quest.agent.research.question import Question, key_terms
 from quest.agent.research.shape import NUMBER, YEAR, Shape
+from quest.agent.research.tallies import Found, Said
 
 MAX_NAMES = 2
 CONTENDERS = 3

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from quest.agent.prompts import unwrap_tool_response
 from quest.agent.protocol import parse_turn
 from quest.agent.research.answers import Ledger
-from quest.agent.research.extract import Said, person_resolved
+from quest.agent.research.extract import person_resolved
 from quest.agent.research.facts import TRUSTED, UNTRUSTED, Evidence, fact_id, sort_evidence
 from quest.agent.research.figures import Figure, disagree, figures
 from quest.agent.research.question import Match, Question
@@ -30,6 +30,7 @@ from quest.agent.research.reading import (
     resolve_subject,
     title_label,
 )
+from quest.agent.research.tallies import Said
 from quest.agent.state import DRState, Fact, Query, Source
 from quest.llm.types import Message
 from quest.tools.arguments import string_list

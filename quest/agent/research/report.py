@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from quest.agent.research.answers import Ledger
-from quest.agent.research.extract import Found
 from quest.agent.research.question import Question
+from quest.agent.research.tallies import Found
 from quest.agent.state import DRState, Fact
 
 MAX_FINDINGS = 8

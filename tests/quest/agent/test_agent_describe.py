@@ -11,12 +11,13 @@ from agent_helpers import wiki_toolbox
 
 from quest.agent import Budgets, ScriptedPolicy, run_agent
 from quest.agent.research.describe import answer_kinds, described
-from quest.agent.research.extract import Said, extract, person_resolved, ranked
+from quest.agent.research.extract import extract, person_resolved, ranked
 from quest.agent.research.focus import research_focus
 from quest.agent.research.notebook import Notebook
 from quest.agent.research.question import Question
 from quest.agent.research.reading import resolve_subject
 from quest.agent.research.shape import Shape
+from quest.agent.research.tallies import Said
 from quest.agent.scripted import _focus_searches
 from quest.tools import Toolbox
 

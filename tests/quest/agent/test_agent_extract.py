@@ -10,9 +10,10 @@ import pytest
 from agent_helpers import wiki_toolbox
 
 from quest.agent import Budgets, ScriptedPolicy, run_agent
-from quest.agent.research.extract import Said, extract, person_resolved
+from quest.agent.research.extract import extract, person_resolved
 from quest.agent.research.focus import answer, research_focus
 from quest.agent.research.shape import NUMBER, PERSON, PLACE, YEAR, Shape
+from quest.agent.research.tallies import Said
 from quest.tools import Toolbox
 
 WIKI = "https://en.wikipedia.org/wiki/"
