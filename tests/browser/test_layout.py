@@ -23,7 +23,7 @@ WIDE = """[...document.querySelectorAll('body *')].filter(e => {
 
 @pytest.fixture
 def seeded(make_user: Callable[..., User]) -> dict[str, Any]:
-    from apps.live.models import Session
+    from apps.live.models import Event, Session
     from apps.rubrics.services import task_create
     from tests.quest.training.training_helpers import AUSTRALIA, capital_tree
 
@@ -32,6 +32,14 @@ def seeded(make_user: Callable[..., User]) -> dict[str, Any]:
     record = {"question": question, "rubric": capital_tree(question, "Canberra")}
     task = task_create(user=admin, record=record)
     session = Session.objects.create(owner=admin, question=question, status="finished")
+    # A tool call's arguments are drawn as one long word of JSON and URLs.
+    urls = [
+        f"https://en.wikipedia.org/wiki/Canberra_{n}_Australian_Capital_Territory" for n in (1, 2)
+    ]
+    arguments = {"url": urls, "goal": "Find: " + question}
+    Event.objects.create(
+        session=session, seq=1, type="tool_call", payload={"name": "visit", "arguments": arguments}
+    )
     return {"admin": admin, "task": task, "session": session}
 
 
