@@ -14,10 +14,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from quest.agent.research.extract import _AMOUNT, _WORD, _YEAR
+from quest.agent.research.extract import _WORD, _YEAR
 from quest.agent.research.question import key_terms
 from quest.agent.research.shape import ATTRIBUTES, Comparison, Shape
-from quest.agent.research.tallies import Found, Said
+from quest.agent.research.tallies import AMOUNT, Found, Said
 
 SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 # The units each attribute is most often stated in; an amount in one of them is preferred.
@@ -256,7 +256,7 @@ def _figures(comparison: Comparison, item: Said, cues: frozenset[str]) -> list[F
         return [Figure(float(m.group(1)), m.group(1), item.url, 1.0) for m in stated]
     found = []
     preferred = UNITS.get(comparison.attribute, frozenset())
-    for match in _AMOUNT.finditer(item.text):
+    for match in AMOUNT.finditer(item.text):
         number, scale, unit = match.group(1), match.group(2), match.group(3)
         if not scale and not unit and _YEAR.fullmatch(number) and "," not in number:
             continue

@@ -24,6 +24,7 @@ from quest.agent.research.tallies import (
     Said,
     Tally,
     count,
+    fold,
     merge_codes,
     merge_short_names,
     ranked_found,
@@ -38,7 +39,6 @@ BRACKETED = 0.5  # "7,088 km (4,404 mi)": the bracketed amount converts the othe
 NAMED, DEFINED = 2, 3  # typed by the words beside it ("the river Seine"), by its own page
 UNSTATED = 0.25  # a sentence about what the question names, stating none of what it asks
 _WORD = re.compile(r"[^\W_][\w'\u2019-]*")
-_AMOUNT = AMOUNT
 _YEAR = re.compile(
     r"(?:(?<![\w.,])(1\d{3}|20\d{2})|(?<=AD )(\d{2,4})|(?<=in )(\d{3})"
     r"|(\d{2,4})(?= (?:AD|BC|CE)\b))(?![\w%]|,\d|\.\d|\s*(?:km|m|ft|metres|people)\b)"
@@ -135,25 +135,25 @@ def ranked(
     tallies: dict[str, Tally] = {}
     defined = _definitions(said)
     what_is = what_each_is(said)  # "Persian is a pluricentric language" -> {language, ...}
-    entities = {_fold(entity) for entity in asked.entities}
-    excluded = {_fold(name) for name in exclude}
+    entities = {fold(entity) for entity in asked.entities}
+    excluded = {fold(name) for name in exclude}
     previous = ""
     for item in said:
         weight, hits = _relevance(asked, shape, item)
         lead, previous = item.url != previous, item.url
         if weight <= 0:
             continue
-        own = _fold(item.subject) in entities
+        own = fold(item.subject) in entities
         if own:
             weight *= OWN_PAGE * (LEAD if lead else 1.0)  # the page about what is asked
         found = _candidates(asked, shape, item)
-        candidates = [(text, at) for text, at in found if _fold(text) not in excluded]
+        candidates = [(text, at) for text, at in found if fold(text) not in excluded]
         acting = doer(item.text, candidates) if asks_person(shape) else None
         for text, at in candidates:
             factor, strength = _typed(shape, item.text, text, at, language="language" in kinds)
             if acting is not None:
                 factor *= DOER if text == acting else 1.0 / DOER
-            key = _fold(text)
+            key = fold(text)
             if shape.type_words & defined.get(key, frozenset()) or kinds & what_is.get(key, set()):
                 factor, strength = factor * (1.0 + TYPE_BONUS), DEFINED  # "The heart is an organ"
             if shape.kind in {NUMBER, YEAR} and not own:
@@ -163,7 +163,7 @@ def ranked(
             size = len(_WORD.findall(text))
             score = weight * _closeness(item.text, at, hits, size) * factor
             count(tallies, text, item, score, strength)
-    _count_described(tallies, question, said, exclude, retrieved)
+    _count_described(tallies, question, shape, asked, said, exclude, retrieved)
     if shape.kind != PLACE:
         merge_short_names(tallies)
     if not {"code", "codes"} & set(shape.words):
@@ -178,6 +178,8 @@ def ranked(
 def _count_described(
     tallies: dict[str, Tally],
     question: str,
+    shape: Shape,
+    asked: Question,
     said: Sequence[Said],
     exclude: Sequence[str],
     retrieved: Sequence[str],
@@ -185,12 +187,11 @@ def _count_described(
     """Counts the subjects of the pages the question describes (research.describe)."""
     from quest.agent.research.describe import described
 
-    shape, asked = Shape(question), Question(question)
     for page in described(question, said, exclude, retrieved=retrieved):
         stated = Said(page.sentence, page.url, page.subject)
         if asks_person(shape):
             acting = doer(page.sentence, _candidates(asked, shape, stated))
-            if acting is not None and _fold(acting) != _fold(page.subject):
+            if acting is not None and fold(acting) != fold(page.subject):
                 continue  # "The Principia is a book by Isaac Newton": the book did nothing
         typed = DEFINED if page.typed else 0
         count(tallies, page.subject, stated, page.score, typed, line_score=page.line_score)
@@ -200,14 +201,10 @@ def _definitions(said: Sequence[Said]) -> dict[str, frozenset[str]]:
     """What each page's subject is, by the words of the page's first sentence that names it."""
     defined: dict[str, frozenset[str]] = {}
     for item in said:
-        key = _fold(item.subject)
-        if key and key not in defined and key in _fold(item.text):
+        key = fold(item.subject)
+        if key and key not in defined and key in fold(item.text):
             defined[key] = frozenset(key_terms(item.text))
     return defined
-
-
-def _fold(text: str) -> str:
-    return " ".join(re.sub(r"[^\w]+", " ", text.casefold()).split())
 
 
 def _relevance(asked: Question, shape: Shape, item: Said) -> tuple[float, frozenset[str]]:
@@ -276,7 +273,7 @@ def _candidates(asked: Question, shape: Shape, item: Said) -> list[tuple[str, in
         terms = key_terms(name)
         if not terms or set(terms) <= known or name.casefold() in CALENDAR:
             continue
-        if any(f" {_fold(e)} " in f" {_fold(name)} " for e in asked.entities):
+        if any(f" {fold(e)} " in f" {fold(name)} " for e in asked.entities):
             continue  # "Islamic Republic of Iran" is Iran, not what is asked about it
         if alias_of_asked(item, name, asked):
             continue  # "Argentina, officially the Argentine Republic": Argentina again
@@ -310,7 +307,7 @@ def _amounts(asked: Question, shape: Shape, text: str) -> list[tuple[str, int]]:
     year, and for a head count no amount with a unit of length or area."""
     counts = shape.measure == "population" or bool({"people", "inhabitants"} & set(shape.words))
     found = []
-    for match in _AMOUNT.finditer(text):
+    for match in AMOUNT.finditer(text):
         value, scale, unit = match.group(1), match.group(2), match.group(3)
         bare = not scale and not unit and "," not in value
         if value.replace(",", "") in asked.numbers or (bare and _YEAR.fullmatch(value)):

@@ -28,7 +28,7 @@ _WORD = re.compile(r"[^\W_][\w'\u2019.-]*[^\W_]|[^\W_]")
 # "largest", "closest", "biggest"; not the -est words that are no superlative.
 _SUPERLATIVE = re.compile(
     r"(?!(?:for|inter|hon|mod|earn|requ|harv|prot|cont|conqu|sugg|inv|manif|dig|arr|north|south"
-    r"|mid|ever|budap|buchar|inqu|pri|att|det|man|dig)est$)\w{2,}est"
+    r"|mid|ever|budap|buchar|inqu|pri|att|det|man)est$)\w{2,}est"
 )
 _QUOTED = re.compile(r"\"([^\"]{2,120})\"|“([^”]{2,120})”|(?<!\w)'([^']{3,120})'(?!\w)")
 _NUMBER = re.compile(r"\b(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\b")

@@ -38,9 +38,7 @@ _CAPITAL = re.compile(r"\bIts capital is ([^.]+?)\.")
 _AREA = re.compile(rf"\bIts area is {_NUMBER} square kilomet")
 _POPULATION = re.compile(rf"\bIts population is {_NUMBER}")
 _CURRENCY = re.compile(r"\bIts currency is (?:the )?[^.(]*\(([A-Z]{3})\)")
-_CURRENCIES = re.compile(
-    r"\bIts currencies (?:\(ISO 4217 codes\) )?are ([A-Z]{3}(?:(?:, | and )[A-Z]{3})*)"
-)
+_CURRENCIES = re.compile(r"\bIts currencies are ([A-Z]{3}(?:(?:, | and )[A-Z]{3})*)")
 _BORDERS = re.compile(r"\bIt borders ([^.]+?)\.")
 _LARGEST = re.compile(r"\bThe largest cities of .+? are ([^(]+?) \(" + _NUMBER + r"\)")
 _CAPITAL_OF = re.compile(r"\bIt is the capital of ([^.]+?)\.")

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from quest.agent.research.question import Question, key_terms
 from quest.agent.research.shape import PERSON, Shape
-from quest.agent.research.tallies import Said
+from quest.agent.research.tallies import Said, fold
 
 PERSON_NOUNS = frozenset(
     {"person", "man", "woman", "girl", "boy", "king", "queen", "emperor", "empress", "pharaoh"}
@@ -72,12 +72,8 @@ def in_chain(text: str, candidate: str, type_words: frozenset[str]) -> bool | No
 def alias_of_asked(item: Said, name: str, asked: Question) -> bool:
     """Whether the sentence gives `name` as another name of its page's subject, which the
     question names ("Argentina, officially the Argentine Republic, ...")."""
-    subject = _fold(item.subject)
-    if not subject or subject not in {_fold(e) for e in asked.entities}:
+    subject = fold(item.subject)
+    if not subject or subject not in {fold(e) for e in asked.entities}:
         return False
     pattern = rf"{re.escape(subject)}\s*(?:officially|formally|also known as|or)\s+(?:the\s+)?"
-    return re.search(pattern + re.escape(_fold(name)), _fold(item.text)) is not None
-
-
-def _fold(text: str) -> str:
-    return " ".join(re.sub(r"[^\w]+", " ", text.casefold()).split())
+    return re.search(pattern + re.escape(fold(name)), fold(item.text)) is not None

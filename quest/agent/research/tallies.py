@@ -48,6 +48,11 @@ class Tally:
     typed: int = 0  # how surely some sentence says it is the kind of thing asked for
 
 
+def fold(text: str) -> str:
+    """Casefolded words without punctuation: the key two spellings of one name share."""
+    return " ".join(re.sub(r"[^\w]+", " ", text.casefold()).split())
+
+
 def count(
     tallies: dict[str, Tally],
     text: str,
