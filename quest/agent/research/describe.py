@@ -162,6 +162,7 @@ def _kinds(sentence: str, subject: str) -> list[str]:
     # "Hypertension, also known as high blood pressure, is ...": the aside goes too.
     named = re.escape(subject)
     bare = re.sub(rf"^(?:The\s+)?({named}s?),[^;]*?,\s+(?=(?:is|are|was|were)\b)", r"\1 ", bare)
+    bare = re.sub(rf"^({named}):\s+", r"\1 is ", bare)  # a short description: "Lava: Molten rock"
     match = re.search(rf"(?:^|\s){re.escape(_fold(subject))}s?{_COPULA}(.*)", _fold(bare))
     if match is None:
         return []

@@ -8,6 +8,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from quest.corpus.wiki import SHORT_DESCRIPTION
 from quest.tools.search import QUERY_SEPARATOR
 from quest.tools.visit import URL_SEPARATOR
 
@@ -22,6 +23,24 @@ _OWNED = re.compile(r"(.+?) ((?:is|are|was|were|has|had|have|lies|stands|covers)
 _LABEL = re.compile(r"\s*\(([^()]*)\)\s*$")
 # A sentence that opens on its page's subject by pronoun: "It is ...", "Its capital is ...",
 # "This mountain lies ...". "The city ..." is left alone: it may be another city.
+# The years a short description closes on: "(1879–1955)", "(c. 2334–2154 BC)", "(247 BC – 224 AD)".
+_ERA = r"(?:\s*(?:BC|BCE|AD|CE)\b)?"
+_SPAN = re.compile(
+    rf"\s*\(((?:c\.\s*)?\d{{1,4}}{_ERA})\s*[\u2013\u2014-]\s*((?:c\.\s*)?\d{{1,4}}{_ERA})\)\s*$"
+)
+_HEAD_END = re.compile(r",|\s(?:and|of|in|from|for|to|who|with|between|by|on|at)\s")
+# What a span of years belongs to when it is not a life: a state, a period, an event. By
+# Wikidata's convention a person's description closes on their years of birth and death.
+NOT_LIVES = frozenset(
+    {"dynasty", "empire", "kingdom", "kingdoms", "state", "states", "republic", "monarchy"}
+    | {"caliphate", "sultanate", "khanate", "principality", "confederation", "federation"}
+    | {"union", "league", "alliance", "bloc", "colony", "territory", "country", "city-state"}
+    | {"polity", "civilization", "civilisation", "culture", "period", "era", "age", "war"}
+    | {"wars", "conflict", "conflicts", "battle", "campaign", "campaigns", "rebellion"}
+    | {"revolution", "uprising", "crisis", "dispute", "struggle", "movement", "expansion"}
+    | {"depression", "company", "organisation", "organization", "band", "team", "group"}
+    | {"series", "family", "government", "regime", "occupation", "policy", "station", "parts"}
+)
 _PRONOUN_OPENING = re.compile(
     r"^(?:(Its)\s+(?=[a-z])|(It)\s+(?=[a-z])|(This)\s+[a-z]+\s+(?=[a-z]))"
 )
@@ -114,6 +133,8 @@ def resolve_subject(sentence: str, subject: str) -> str:
     Bangladesh -> "The capital of Bangladesh is Dhaka."."""
     if not subject:
         return sentence
+    if sentence.startswith(SHORT_DESCRIPTION):
+        return short_description(sentence.removeprefix(SHORT_DESCRIPTION), subject)
     late = _LATE_IT.match(sentence)
     if late is not None:
         return f"{late.group(1)}, {subject} {sentence[late.end() :]}"
@@ -127,3 +148,21 @@ def resolve_subject(sentence: str, subject: str) -> str:
             return f"{subject}'s {rest}"
         return f"The {owned.group(1)} of {subject} {owned.group(2)}"
     return f"{subject} {rest}"
+
+
+def short_description(description: str, subject: str) -> str:
+    """A page's short description as a sentence about its subject, its closing years written
+    out: "German-born theoretical physicist (1879–1955)" on the page about Albert Einstein ->
+    "Albert Einstein: German-born theoretical physicist, born in 1879, died in 1955."; "Imperial
+    dynasty of China (1368–1644)" -> "...: Imperial dynasty of China, from 1368 to 1644."."""
+    text = description.strip().removesuffix(".")
+    span = _SPAN.search(text)
+    if span is not None:
+        text, start, end = text[: span.start()], span.group(1), span.group(2)
+        era = re.search(r"(?:BC|BCE)$", end)
+        if era is not None and not re.search(r"[A-Z]$", start):
+            start = f"{start} {era.group(0)}"  # "(c. 2334–2154 BC)": both years are BC
+        head = _HEAD_END.split(text, maxsplit=1)[0].split()
+        life = bool(head) and head[-1].casefold() not in NOT_LIVES
+        text += f", born in {start}, died in {end}" if life else f", from {start} to {end}"
+    return f"{subject}: {text}."
