@@ -2,12 +2,12 @@
 
 The package's data file is one JSON object, `{title: {title, extract, description, topic}}`
 (10,033 articles in 0.0.7); it is read directly and the package is never imported. The file is
-parsed whole (6.5 MB), then documents are yielded one by one. A document's text is the
-article's short description, the line Wikipedia shows under its title (from Wikidata), as the
-opening sentence of the first paragraph: "Short description: German-born theoretical physicist
-(1879–1955).", then the article's extract, unchanged, so quotes from it match Wikipedia's own wording. The short
-description says what the subject is in a few words and, for a person or a state, the years
-it spans, which the extracts mostly leave out.
+parsed whole (6.5 MB), then documents are yielded one by one. A document's text opens on the
+article's short description, the line Wikipedia shows under its title (from Wikidata):
+"Short description: German-born theoretical physicist (1879-1955)." (with an en dash). The
+article's extract follows it unchanged, so quotes from it match Wikipedia's own wording. The
+short description says what the subject is in a few words and, for a person or a state, the
+years it spans, which the extracts mostly leave out.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from quest.agent.research.extract import _WORD, _YEAR
 from quest.agent.research.question import key_terms
+from quest.agent.research.reading import full_name_of
 from quest.agent.research.shape import ATTRIBUTES, Comparison, Shape
 from quest.agent.research.tallies import AMOUNT, Found, Said
 
@@ -286,14 +287,17 @@ def _years(comparison: Comparison, item: Said, words: list[str], cue_at: list[in
 
 def _same(subject: str, option: str) -> bool:
     """Whether a page's subject is the option, by name or by its name with one more word
-    ("Mount Kilimanjaro" for "Kilimanjaro", "Lake Victoria" for "Victoria")."""
+    ("Mount Kilimanjaro" for "Kilimanjaro", "Lake Victoria" for "Victoria"), or by a full name
+    that ends in it ("Ludwig van Beethoven" for "Beethoven")."""
     if not subject:
         return False
     page, named = _fold(subject).split(), _fold(option).split()
     if page == named:
         return True
     extra = len(page) - len(named)
-    return extra == 1 and (page[1:] == named or page[:-1] == named)
+    return (extra == 1 and (page[1:] == named or page[:-1] == named)) or full_name_of(
+        subject, option
+    )
 
 
 def _fold(text: str) -> str:

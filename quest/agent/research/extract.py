@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from quest.agent.research.question import Question, key_terms, phrases, stem
+from quest.agent.research.question import Question, key_terms, phrases, ranked_lower
 from quest.agent.research.roles import alias_of_asked, asks_person, doer, in_chain
 from quest.agent.research.shape import ATTRIBUTES, NUMBER, PERSON, PLACE, YEAR, Shape
 from quest.agent.research.tallies import (
@@ -58,11 +58,6 @@ _CHUNK = re.compile(r"[^,;:()\[\]\"“”]+")
 _ORDINARY = re.compile(r"(?:ed|ing|ly)$|^(?:In|On|At|By|For|With|From|After|Before|During)$")
 _LEADING_THE = re.compile(r"^(?:The|A|An|Its|His|Her|Their|This|These|Those)\s+")
 _POSSESSIVE = re.compile(r"['\u2019]s$")
-_ORDINAL_SUPERLATIVE = re.compile(
-    r"\b(?:second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|\d+(?:nd|rd|th))"
-    r"[- ](?:most[- ])?(\w+est)\b",
-    re.IGNORECASE,
-)
 UNIT_NAMES = {
     "m": "metres",
     "meters": "metres",
@@ -235,19 +230,6 @@ def _qualifies_type(name: str, question: str) -> bool:
     """Whether the name stands between "which" and the noun of the kind asked for."""
     pattern = rf"\b(?:[Ww]hich|[Ww]hat)\s+{re.escape(name)}\s+[a-z]"
     return re.search(pattern, question) is not None
-
-
-def ranked_lower(text: str) -> frozenset[str]:
-    """Superlatives the text uses only ranked below the first: "the second highest mountain"
-    is not what "the highest mountain" asks for; "the largest city of Quebec, the second-largest
-    in Canada" still states "largest"."""
-    ranked = [match.group(1).casefold() for match in _ORDINAL_SUPERLATIVE.finditer(text)]
-    folded = text.casefold()
-    return frozenset(
-        stem(word)
-        for word in ranked
-        if len(re.findall(rf"\b{re.escape(word)}\b", folded)) <= ranked.count(word)
-    )
 
 
 def _measure_cues(shape: Shape) -> set[str]:

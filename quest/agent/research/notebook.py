@@ -23,6 +23,7 @@ from quest.agent.research.question import Match, Question
 from quest.agent.research.reading import (
     PageRead,
     Result,
+    full_name_of,
     page_subject,
     page_title,
     read_search,
@@ -51,6 +52,11 @@ _SENTENCE_END = re.compile(
 MAX_VALUES_PER_ATTRIBUTE = 20  # enough to see a clash; keeps each check O(1)
 _LABEL_FREE = re.compile(r"\s*\([^()]*\)\s*$")
 MIN_RECORD_TITLES = 1  # a qualifier seen once in a result title may name a family of records
+UNREAD = "could not be read"
+# A person's full name that ends in the name asked about: "Ludwig van Beethoven" for "Beethoven".
+_FULL_NAME = re.compile(
+    r"^[A-Z][\w'\u2019.-]*(?:\s+(?:[A-Z][\w'\u2019.-]*|van|von|de|da|der|del|di|du|la|le)){1,3}$"
+)
 GAZETTEERS = frozenset({"GeoNames"})  # record pages: a place's figures, not its description
 
 
@@ -115,7 +121,7 @@ class Notebook:
             if key == "query":
                 self.queries.setdefault(value, self._intents.get(value, "a search the agent chose"))
             else:
-                self.visited.setdefault(value, "could not be read")
+                self.visited.setdefault(value, UNREAD)
 
     def _add_results(self, results: list[Result]) -> None:
         by_query: dict[str, int] = {}
@@ -354,8 +360,9 @@ class Notebook:
 
     def page_about(self, name: str) -> str | None:
         """The address of the page about `name` to read next: a result titled with the name
-        (or the name with a qualifier, "Mercury (planet)"), else where its page would be; None
-        once such a page was visited, or when there is nowhere to look."""
+        (or the name with a qualifier, "Mercury (planet)"), else where its page would be, else
+        a result titled with a full name that ends in it ("Ludwig van Beethoven" for
+        "Beethoven"); None once such a page was read, or when there is nowhere to look."""
         key = _fold(name)
         titled = [
             url
@@ -364,11 +371,18 @@ class Notebook:
             or (_fold(page_subject(title)) == key and title_label(title) not in GAZETTEERS)
         ]
         guessed = f"{self._url_prefix}{'_'.join(name.split())}" if self._url_prefix else ""
-        tried = [url for url in [*titled, guessed] if url and url in self.visited]
-        if tried:
-            return None
+        full = [
+            url
+            for url, title in self.titles.items()
+            if full_name_of(title, name) and url not in titled
+        ]
         exact = [url for url in titled if _fold(self.titles[url]) == key]
-        return next(iter(exact or titled), None) or guessed or None
+        places = [url for url in dict.fromkeys([*exact, *titled, guessed, *full]) if url]
+        if any(self.visited.get(url, UNREAD) != UNREAD for url in places):
+            return None
+        if guessed in self.visited and not full:
+            return None
+        return next((url for url in places if url not in self.visited), None)
 
     def next_candidate(self) -> Candidate | None:
         """The best unread result. Read-only apart from dropping stale heap entries, so asking

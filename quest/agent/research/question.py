@@ -32,6 +32,11 @@ _SUPERLATIVE = re.compile(
 )
 _QUOTED = re.compile(r"\"([^\"]{2,120})\"|“([^”]{2,120})”|(?<!\w)'([^']{3,120})'(?!\w)")
 _NUMBER = re.compile(r"\b(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\b")
+_ORDINAL_SUPERLATIVE = re.compile(
+    r"\b(?:second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|\d+(?:nd|rd|th))"
+    r"[- ](?:most[- ])?(\w+est)\b",
+    re.IGNORECASE,
+)
 
 
 def key_terms(text: str) -> list[str]:
@@ -151,7 +156,7 @@ class Question:
             entity_hits=len(found & self.entity_terms),
             entities=len(self.entity_terms),
             total=len(self.terms),
-            picks=self.superlatives <= found,
+            picks=self.superlatives <= found - ranked_lower(text),
         )
 
     @cached_property
@@ -220,3 +225,16 @@ def _distinct(planned: list[tuple[str, str]]) -> list[tuple[str, str]]:
             seen.add(key)
             kept.append((" ".join(query.split()), intent))
     return kept
+
+
+def ranked_lower(text: str) -> frozenset[str]:
+    """Superlatives the text uses only ranked below the first: "the second highest mountain"
+    is not what "the highest mountain" asks for; "the largest city of Quebec, the second-largest
+    in Canada" still states "largest"."""
+    ranked = [match.group(1).casefold() for match in _ORDINAL_SUPERLATIVE.finditer(text)]
+    folded = text.casefold()
+    return frozenset(
+        stem(word)
+        for word in ranked
+        if len(re.findall(rf"\b{re.escape(word)}\b", folded)) <= ranked.count(word)
+    )

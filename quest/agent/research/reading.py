@@ -21,13 +21,19 @@ _TITLE = re.compile(r"^From '(.*?)': ", re.DOTALL)
 _LATE_IT = re.compile(r"^([^,]{3,80}), it (?=(?:is|was|has|had|lies|stands)\b)")
 _OWNED = re.compile(r"(.+?) ((?:is|are|was|were|has|had|have|lies|stands|covers)\b.*)$")
 _LABEL = re.compile(r"\s*\(([^()]*)\)\s*$")
-# A sentence that opens on its page's subject by pronoun: "It is ...", "Its capital is ...",
-# "This mountain lies ...". "The city ..." is left alone: it may be another city.
-# The years a short description closes on: "(1879–1955)", "(c. 2334–2154 BC)", "(247 BC – 224 AD)".
+# The years a short description closes on: "(1879-1955)", "(c. 2334-2154 BC)", "(247 BC - 224
+# AD)", with an en dash or a hyphen.
 _ERA = r"(?:\s*(?:BC|BCE|AD|CE)\b)?"
 _SPAN = re.compile(
     rf"\s*\(((?:c\.\s*)?\d{{1,4}}{_ERA})\s*[\u2013\u2014-]\s*((?:c\.\s*)?\d{{1,4}}{_ERA})\)\s*$"
 )
+# A person's full name: "Ludwig van Beethoven", "Wolfgang Amadeus Mozart".
+_FULL_NAME = re.compile(
+    r"^[A-Z][\w'\u2019.-]*(?:\s+(?:[A-Z][\w'\u2019.-]*|van|von|de|da|der|del|di|du|la|le)){1,3}$"
+)
+# How a description's first word ends when it is a people's name ("Italian", "Chinese",
+# "English", "French", "Abrahamic") and keeps its capital.
+PROPER_ENDINGS = ("an", "ese", "ish", "ch", "ic")
 _HEAD_END = re.compile(r",|\s(?:and|of|in|from|for|to|who|with|between|by|on|at)\s")
 # What a span of years belongs to when it is not a life: a state, a period, an event. By
 # Wikidata's convention a person's description closes on their years of birth and death.
@@ -41,6 +47,8 @@ NOT_LIVES = frozenset(
     | {"depression", "company", "organisation", "organization", "band", "team", "group"}
     | {"series", "family", "government", "regime", "occupation", "policy", "station", "parts"}
 )
+# A sentence that opens on its page's subject by pronoun: "It is ...", "Its capital is ...",
+# "This mountain lies ...". "The city ..." is left alone: it may be another city.
 _PRONOUN_OPENING = re.compile(
     r"^(?:(Its)\s+(?=[a-z])|(It)\s+(?=[a-z])|(This)\s+[a-z]+\s+(?=[a-z]))"
 )
@@ -121,6 +129,15 @@ def page_subject(title: str) -> str:
     return bare.split(", ")[0].strip() if ", " in bare else bare
 
 
+def full_name_of(title: str, name: str) -> bool:
+    """Whether a title is a full name that ends in `name`: "Ludwig van Beethoven" for
+    "Beethoven", not "Symphony No. 3 (Beethoven)" or "Beethoven"."""
+    words, named = title.casefold().split(), name.casefold().split()
+    return (
+        bool(_FULL_NAME.match(title)) and len(words) > len(named) and words[-len(named) :] == named
+    )
+
+
 def title_label(title: str) -> str:
     """The qualifier in a title's closing brackets ("GeoNames", "planet"), or ""."""
     match = _LABEL.search(title)
@@ -135,6 +152,10 @@ def resolve_subject(sentence: str, subject: str) -> str:
         return sentence
     if sentence.startswith(SHORT_DESCRIPTION):
         return short_description(sentence.removeprefix(SHORT_DESCRIPTION), subject)
+    return _pronoun_resolved(sentence, subject)
+
+
+def _pronoun_resolved(sentence: str, subject: str) -> str:
     late = _LATE_IT.match(sentence)
     if late is not None:
         return f"{late.group(1)}, {subject} {sentence[late.end() :]}"
@@ -151,17 +172,21 @@ def resolve_subject(sentence: str, subject: str) -> str:
 
 
 def short_description(description: str, subject: str) -> str:
-    """A page's short description as a sentence about its subject, its closing years written
-    out: "German-born theoretical physicist (1879–1955)" on the page about Albert Einstein ->
-    "Albert Einstein: German-born theoretical physicist, born in 1879, died in 1955."; "Imperial
-    dynasty of China (1368–1644)" -> "...: Imperial dynasty of China, from 1368 to 1644."."""
+    """A page's short description as a sentence about its subject, its first word in lower case
+    unless it names a people, its closing years written out: "German-born theoretical physicist
+    (1879-1955)" on the page about Albert Einstein -> "Albert Einstein: German-born theoretical
+    physicist, born in 1879, died in 1955."; "Imperial dynasty of China (1368-1644)" -> "...:
+    imperial dynasty of China, from 1368 to 1644."."""
     text = description.strip().removesuffix(".")
+    first = text.split(" ", 1)[0]
+    if first[1:].islower() and not first.split("-")[0].endswith(PROPER_ENDINGS):
+        text = first[:1].lower() + text[1:]  # "Type of lyric poem": not a name
     span = _SPAN.search(text)
     if span is not None:
         text, start, end = text[: span.start()], span.group(1), span.group(2)
         era = re.search(r"(?:BC|BCE)$", end)
         if era is not None and not re.search(r"[A-Z]$", start):
-            start = f"{start} {era.group(0)}"  # "(c. 2334–2154 BC)": both years are BC
+            start = f"{start} {era.group(0)}"  # "(c. 2334-2154 BC)": both years are BC
         head = _HEAD_END.split(text, maxsplit=1)[0].split()
         life = bool(head) and head[-1].casefold() not in NOT_LIVES
         text += f", born in {start}, died in {end}" if life else f", from {start} to {end}"
