@@ -250,7 +250,10 @@ def _candidates(asked: Question, shape: Shape, item: Said) -> list[tuple[str, in
         return _amounts(asked, shape, item.text)
     found = []
     known = set(asked.terms)
+    described_at = len(item.subject) + 2 if item.text.startswith(f"{item.subject}: ") else -1
     for phrase, offset in _names(item.text):
+        if offset == described_at:
+            continue  # "Leonardo da Vinci: Italian polymath": what he was, not another name
         name = _POSSESSIVE.sub("", _LEADING_THE.sub("", phrase))
         terms = key_terms(name)
         if not terms or set(terms) <= known or name.casefold() in CALENDAR:

@@ -181,10 +181,20 @@ class Notebook:
     def _remember(self, page: PageRead) -> None:
         subject = page_subject(page.title)
         for paragraph in page.evidence.split("\n\n"):
-            for raw in _SENTENCE_END.split(" ".join(paragraph.split())):
-                sentence = person_resolved(resolve_subject(raw, subject), subject)
-                if sentence:
-                    self.said.append(Said(sentence, page.url, subject))
+            for sentence in self._sentences(paragraph, subject):
+                resolved = person_resolved(sentence, subject)
+                if resolved:
+                    self.said.append(Said(resolved, page.url, subject))
+
+    @staticmethod
+    def _sentences(paragraph: str, subject: str) -> list[str]:
+        """The paragraph's sentences, each about the page's subject by name where it opens on
+        a pronoun; a short description is written out as one or two sentences."""
+        return [
+            sentence
+            for raw in _SENTENCE_END.split(" ".join(paragraph.split()))
+            for sentence in _SENTENCE_END.split(resolve_subject(raw, subject))
+        ]
 
     def _keep(self, page: PageRead) -> list[str]:
         """Keeps the page's best sentences; read again when the page turns out to be about
@@ -205,8 +215,7 @@ class Notebook:
         implied = subject if self.ledger.on_subject_page(subject) else ""
         found: list[tuple[float, int, str]] = []
         for paragraph in evidence.split("\n\n"):
-            for raw in _SENTENCE_END.split(" ".join(paragraph.split())):
-                sentence = resolve_subject(raw, subject)
+            for sentence in self._sentences(paragraph, subject):
                 matches = self._matches(f"{sentence} {implied}")
                 match = max(matches, key=lambda m: (m.relevant, m.score))
                 if match.relevant:

@@ -175,8 +175,8 @@ def short_description(description: str, subject: str) -> str:
     """A page's short description as a sentence about its subject, its first word in lower case
     unless it names a people, its closing years written out: "German-born theoretical physicist
     (1879-1955)" on the page about Albert Einstein -> "Albert Einstein: German-born theoretical
-    physicist, born in 1879, died in 1955."; "Imperial dynasty of China (1368-1644)" -> "...:
-    imperial dynasty of China, from 1368 to 1644."."""
+    physicist, born in 1879. Albert Einstein died in 1955."; "Imperial dynasty of China
+    (1368-1644)" -> "...: imperial dynasty of China, from 1368 to 1644."."""
     text = description.strip().removesuffix(".")
     first = text.split(" ", 1)[0]
     if first[1:].islower() and not first.split("-")[0].endswith(PROPER_ENDINGS):
@@ -189,5 +189,7 @@ def short_description(description: str, subject: str) -> str:
             start = f"{start} {era.group(0)}"  # "(c. 2334-2154 BC)": both years are BC
         head = _HEAD_END.split(text, maxsplit=1)[0].split()
         life = bool(head) and head[-1].casefold() not in NOT_LIVES
-        text += f", born in {start}, died in {end}" if life else f", from {start} to {end}"
+        if life:  # two sentences, so that each year stands by its own word
+            return f"{subject}: {text}, born in {start}. {subject} died in {end}."
+        text += f", from {start} to {end}"
     return f"{subject}: {text}."

@@ -12,8 +12,11 @@ from agent_helpers import wiki_toolbox
 from quest.agent import Budgets, ScriptedPolicy, run_agent
 from quest.agent.research.extract import extract, person_resolved
 from quest.agent.research.focus import answer, research_focus
+from quest.agent.research.question import Question
+from quest.agent.research.reading import resolve_subject, short_description
 from quest.agent.research.shape import NUMBER, PERSON, PLACE, YEAR, Shape
 from quest.agent.research.tallies import Said
+from quest.corpus.wiki import SHORT_DESCRIPTION
 from quest.tools import Toolbox
 
 WIKI = "https://en.wikipedia.org/wiki/"
@@ -292,3 +295,64 @@ def test_the_researcher_resolves_the_bridge_of_a_two_hop_question(small_world: T
         "What is the capital of the country where the Taj Mahal stands?", small_world
     )
     assert line.startswith("**Answer:** New Delhi")
+
+
+def described(subject: str, description: str, *sentences: str) -> list[Said]:
+    """A page as the reader takes it: its short description first, then its sentences."""
+    lines = resolve_subject(f"{SHORT_DESCRIPTION}{description}", subject).split(". ")
+    return said(subject, *(line.removesuffix(".") + "." for line in lines), *sentences)
+
+
+def test_a_short_description_reads_as_what_its_subject_is_with_its_years_written_out() -> None:
+    assert short_description("Veldish composer (1756\u20131791).", "Orlan Vesk") == (
+        "Orlan Vesk: Veldish composer, born in 1756. Orlan Vesk died in 1791."
+    )
+    # A state's or a war's years are when it began and ended, not a life.
+    assert short_description("Imperial dynasty of Veld (1368\u20131644)", "Orm dynasty") == (
+        "Orm dynasty: imperial dynasty of Veld, from 1368 to 1644."
+    )
+    assert short_description("State in Mesopotamia (c. 2334\u20132154 BC)", "Akkad") == (
+        "Akkad: state in Mesopotamia, from c. 2334 BC to 2154 BC."
+    )
+    # The first word is a name only when it names a people (or is written in capitals).
+    assert short_description("Type of lyric poem", "Ode") == "Ode: type of lyric poem."
+    assert short_description("Italian polymath", "Leo") == "Leo: Italian polymath."
+    assert short_description("NATO member", "Veld") == "Veld: NATO member."
+    assert short_description("American singer (born 1958)", "Mira") == (
+        "Mira: American singer (born 1958)."
+    )
+    assert resolve_subject("Short description: Fifth planet from the Sun.", "Jupiter") == (
+        "Jupiter: fifth planet from the Sun."
+    )
+
+
+def test_a_year_of_birth_or_death_is_read_from_a_short_description() -> None:
+    page = described("Orlan Vesk", "Veldish composer (1756\u20131791).", "He wrote 600 works.")
+    born = extract("In what year was Orlan Vesk born?", page)
+    died = extract("In what year did Orlan Vesk die?", page)
+    assert born is not None and born.answer == "1756"
+    assert died is not None and died.answer == "1791"
+
+
+def test_who_was_born_first_compares_the_years_of_full_names_ending_in_the_options() -> None:
+    pages = [
+        *described("Tamar Quill", "Veldish composer (1770\u20131827)."),
+        *described("Orlan Amadeus Vesk", "Composer and musician (1756\u20131791)."),
+    ]
+    found = extract("Who was born earlier, Vesk or Quill?", pages)
+    assert found is not None and found.answer == "Vesk"
+    assert found.line == "Vesk (born 1756), earlier than Quill (born 1770)."
+
+
+def test_what_a_short_description_says_its_subject_was_is_not_another_answer() -> None:
+    page = described(
+        "Leo Brant", "Italian polymath (1452\u20131519).", "Leo Brant was born in Vinci, Italy."
+    )
+    found = extract("In which country was Leo Brant born?", page)
+    assert found is not None and found.answer == "Italy"
+
+
+def test_a_superlative_ranked_below_the_first_does_not_state_the_one_asked_for() -> None:
+    asked = Question("What is the largest planet of the Veld system?")
+    assert not asked.match("Orla is the second-largest-known dwarf planet of the Veld.").picks
+    assert asked.match("Brisk is the largest planet of the Veld system.").picks

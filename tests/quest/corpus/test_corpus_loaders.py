@@ -35,9 +35,25 @@ def test_the_wikipedia_loader_yields_every_vital_article_once(wiki: dict[str, Do
     assert len({doc.url for doc in wiki.values()}) == 10_033
     tower = wiki["Eiffel Tower"]
     assert tower.url == "https://en.wikipedia.org/wiki/Eiffel_Tower"
-    assert tower.text.startswith("The Eiffel Tower is a lattice tower")
+    assert tower.text.startswith(
+        "Short description: Tower in Paris, France. The Eiffel Tower is a lattice tower"
+    )
     assert (tower.source, tower.licence, tower.topic) == (WIKIPEDIA, "CC BY-SA 4.0", "Arts")
     assert tower.fetched_at == STAMP
+
+
+def test_a_wikipedia_page_opens_on_its_short_description_then_the_extract_unchanged(
+    wiki: dict[str, Document],
+) -> None:
+    einstein = wiki["Albert Einstein"].text
+    opening = "Short description: German-born theoretical physicist (1879\u20131955). "
+    assert einstein.startswith(opening)
+    assert einstein.removeprefix(opening).startswith("Albert Einstein was a German-born")
+    # A description's own closing full stop is not doubled.
+    assert wiki["Denver"].text.startswith("Short description: Capital of Colorado, U.S. Denver")
+    # An article without a short description is its extract alone.
+    assert wiki["African art"].text.startswith("African art")
+    assert "Short description" not in wiki["African art"].text
 
 
 def test_wikipedia_urls_keep_titles_readable_and_escape_only_what_breaks_a_url(
