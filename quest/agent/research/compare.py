@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from quest.agent.research.extract import _WORD, _YEAR
 from quest.agent.research.question import key_terms
 from quest.agent.research.reading import full_name_of
-from quest.agent.research.shape import ATTRIBUTES, Comparison, Shape
+from quest.agent.research.shape import ATTRIBUTES, YEARS, Comparison, Shape
 from quest.agent.research.tallies import AMOUNT, Found, Said
 
 SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
@@ -47,6 +47,7 @@ _ORDINAL = re.compile(
 )
 ORDINAL_WORDS = "|".join(ORDINALS) + r"|\d+(?:st|nd|rd|th)"
 _LATITUDE = re.compile(r"\blatitude\s+(-?\d+(?:\.\d+)?)")  # negative: south of the equator
+_BC = re.compile(r"\s*BCE?\b")  # a year before the common era counts down
 _DEFINITION = re.compile(r"\b(?:is|was) (?:a|an|the) ((?:[\w-]+[ ,]*){1,5})")
 _CLAUSE_WORDS = frozenset(
     {"located", "in", "of", "on", "that", "which", "with", "and", "by", "from", "at", "for"}
@@ -199,7 +200,7 @@ def _line(
     shape: Shape, comparison: Comparison, winner: str, loser: str, won: Figure, lost: Figure
 ) -> str:
     label = comparison.attribute or "size"
-    if label in {"born", "died"}:
+    if label in YEARS:
         order = "later" if comparison.larger_wins else "earlier"
         return f"{winner} ({label} {won.text}), {order} than {loser} ({label} {lost.text})."
     if label == "latitude":
@@ -250,7 +251,7 @@ def _figures(comparison: Comparison, item: Said, cues: frozenset[str]) -> list[F
     cue_at = [i for i, w in enumerate(words) if w.casefold() in cues or set(key_terms(w)) & cues]
     if not cue_at:
         return []
-    if comparison.attribute in {"born", "died"}:
+    if comparison.attribute in YEARS:
         return _years(comparison, item, words, cue_at)
     if comparison.attribute == "latitude":
         stated = _LATITUDE.finditer(item.text)
@@ -277,11 +278,12 @@ def _figures(comparison: Comparison, item: Said, cues: frozenset[str]) -> list[F
 def _years(comparison: Comparison, item: Said, words: list[str], cue_at: list[int]) -> list[Figure]:
     found = []
     for match in _YEAR.finditer(item.text):
+        year = match.group(match.lastindex or 1)
         at = len(_WORD.findall(item.text[: match.start()]))
         distance = min(abs(at - i) for i in cue_at)
-        found.append(
-            Figure(float(match.group(1)), match.group(1), item.url, 1.0 / (1.0 + distance / 4))
-        )
+        bc = _BC.match(item.text, match.end()) is not None
+        value, text = (-float(year), f"{year} BC") if bc else (float(year), year)
+        found.append(Figure(value, text, item.url, 1.0 / (1.0 + distance / 4)))
     return found
 
 

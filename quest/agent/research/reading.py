@@ -35,8 +35,9 @@ _FULL_NAME = re.compile(
 # "English", "French", "Abrahamic") and keeps its capital.
 PROPER_ENDINGS = ("an", "ese", "ish", "ch", "ic")
 _HEAD_END = re.compile(r",|\s(?:and|of|in|from|for|to|who|with|between|by|on|at)\s")
-# What a span of years belongs to when it is not a life: a state, a period, an event. By
-# Wikidata's convention a person's description closes on their years of birth and death.
+# What a span of years belongs to when it is not a life: a state, a period, an event (by what
+# the description or the name says it is). By Wikidata's convention a person's description
+# closes on their years of birth and death.
 NOT_LIVES = frozenset(
     {"dynasty", "empire", "kingdom", "kingdoms", "state", "states", "republic", "monarchy"}
     | {"caliphate", "sultanate", "khanate", "principality", "confederation", "federation"}
@@ -176,7 +177,9 @@ def short_description(description: str, subject: str) -> str:
     unless it names a people, its closing years written out: "German-born theoretical physicist
     (1879-1955)" on the page about Albert Einstein -> "Albert Einstein: German-born theoretical
     physicist, born in 1879. Albert Einstein died in 1955."; "Imperial dynasty of China
-    (1368-1644)" -> "...: imperial dynasty of China, from 1368 to 1644."."""
+    (1368-1644)" on the page about the Ming dynasty -> "Ming dynasty: imperial dynasty of China,
+    began in 1368. Ming dynasty ended in 1644.": a state's, an era's or an event's years are
+    when it began and ended, as its own name or what it is says ("Western Roman Empire")."""
     text = description.strip().removesuffix(".")
     first = text.split(" ", 1)[0]
     if first[1:].islower() and not first.split("-")[0].endswith(PROPER_ENDINGS):
@@ -187,9 +190,9 @@ def short_description(description: str, subject: str) -> str:
         era = re.search(r"(?:BC|BCE)$", end)
         if era is not None and not re.search(r"[A-Z]$", start):
             start = f"{start} {era.group(0)}"  # "(c. 2334-2154 BC)": both years are BC
-        head = _HEAD_END.split(text, maxsplit=1)[0].split()
-        life = bool(head) and head[-1].casefold() not in NOT_LIVES
-        if life:  # two sentences, so that each year stands by its own word
-            return f"{subject}: {text}, born in {start}. {subject} died in {end}."
-        text += f", from {start} to {end}"
+        head = _HEAD_END.split(text, maxsplit=1)[0].split()[-1:] + subject.split()[-1:]
+        # Two sentences, so that each year stands by its own word.
+        if not head or {word.casefold() for word in head} & NOT_LIVES:
+            return f"{subject}: {text}, began in {start}. {subject} ended in {end}."
+        return f"{subject}: {text}, born in {start}. {subject} died in {end}."
     return f"{subject}: {text}."

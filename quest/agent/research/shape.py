@@ -54,6 +54,17 @@ ATTRIBUTES: dict[str, tuple[frozenset[str], frozenset[str]]] = {
         frozenset({"died", "death", "die"}),
         frozenset({"died", "death"}),
     ),
+    # When a state, an era or an event began and ended, as a short description's span of
+    # years is written out (research.reading)
+    "began": (
+        frozenset({"began", "begin", "start", "started", "founded", "established", "formed"}),
+        frozenset({"began", "founded", "established"}),
+    ),
+    "ended": (
+        frozenset({"end", "ended", "fall", "fell", "collapse", "collapsed", "dissolve"})
+        | frozenset({"dissolved"}),
+        frozenset({"ended", "fell", "dissolved"}),
+    ),
     "latitude": (
         frozenset({"north", "south", "northern", "southern", "latitude", "northernmost"}),
         frozenset({"latitude"}),
@@ -67,6 +78,7 @@ ATTRIBUTES: dict[str, tuple[frozenset[str], frozenset[str]]] = {
         frozenset({"temperature", "°c", "c", "degrees", "hottest", "coldest"}),
     ),
 }
+YEARS = frozenset({"born", "died", "began", "ended"})  # attributes stated by a year
 BIGGER = frozenset(
     {"larger", "bigger", "more", "greater", "higher", "taller", "longer", "farther", "further"}
     | {"hotter", "warmer", "deeper", "heavier", "populous", "older"}
@@ -182,7 +194,7 @@ class Shape:
         if options is None:
             return None
         attribute = next((name for name, (asks, _) in ATTRIBUTES.items() if asks & words), "")
-        if attribute in {"born", "died"} or words & (EARLIER | LATER):
+        if attribute in YEARS or words & (EARLIER | LATER):
             larger = bool(words & LATER) and not words & EARLIER
         elif attribute == "latitude":
             larger = not words & {"south", "southern", "southernmost"}  # north is up

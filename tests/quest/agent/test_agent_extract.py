@@ -309,10 +309,14 @@ def test_a_short_description_reads_as_what_its_subject_is_with_its_years_written
     )
     # A state's or a war's years are when it began and ended, not a life.
     assert short_description("Imperial dynasty of Veld (1368\u20131644)", "Orm dynasty") == (
-        "Orm dynasty: imperial dynasty of Veld, from 1368 to 1644."
+        "Orm dynasty: imperial dynasty of Veld, began in 1368. Orm dynasty ended in 1644."
     )
     assert short_description("State in Mesopotamia (c. 2334\u20132154 BC)", "Akkad") == (
-        "Akkad: state in Mesopotamia, from c. 2334 BC to 2154 BC."
+        "Akkad: state in Mesopotamia, began in c. 2334 BC. Akkad ended in 2154 BC."
+    )
+    # What the name says it is counts too: "half of the Orm Empire" is no life.
+    assert short_description("Western half of Orm (395\u2013476)", "West Orm Empire") == (
+        "West Orm Empire: western half of Orm, began in 395. West Orm Empire ended in 476."
     )
     # The first word is a name only when it names a people (or is written in capitals).
     assert short_description("Type of lyric poem", "Ode") == "Ode: type of lyric poem."
@@ -334,6 +338,17 @@ def test_a_year_of_birth_or_death_is_read_from_a_short_description() -> None:
     assert died is not None and died.answer == "1791"
 
 
+def test_when_a_state_began_or_fell_is_read_from_its_short_description() -> None:
+    page = described("West Orm Empire", "Western half of Orm (395\u2013476).")
+    fell = extract("In what year did the West Orm Empire fall?", page)
+    began = extract("In what year was the West Orm Empire founded?", page)
+    assert fell is not None and fell.answer == "476"
+    assert began is not None and began.answer == "395"
+    pages = [*page, *described("Tarn Republic", "Republic on the Veld (1201\u20131500).")]
+    earlier = extract("Which began earlier, the Tarn Republic or the West Orm Empire?", pages)
+    assert earlier is not None and earlier.answer == "West Orm Empire"
+
+
 def test_who_was_born_first_compares_the_years_of_full_names_ending_in_the_options() -> None:
     pages = [
         *described("Tamar Quill", "Veldish composer (1770\u20131827)."),
@@ -342,6 +357,12 @@ def test_who_was_born_first_compares_the_years_of_full_names_ending_in_the_optio
     found = extract("Who was born earlier, Vesk or Quill?", pages)
     assert found is not None and found.answer == "Vesk"
     assert found.line == "Vesk (born 1756), earlier than Quill (born 1770)."
+    ancient = [
+        *described("Kael Orm", "Veldish general (100 BC\u201344 BC)."),
+        *described("Tarn Vesk", "Veldish king (742\u2013814)."),
+    ]
+    first = extract("Who was born first, Tarn Vesk or Kael Orm?", ancient)
+    assert first is not None and first.answer == "Kael Orm"  # a year BC counts down
 
 
 def test_what_a_short_description_says_its_subject_was_is_not_another_answer() -> None:
