@@ -7,7 +7,10 @@ the Sun does not answer "the fourth world out from the Sun"), its title is not m
 question's own words (the page "Canal"), and it names every thing the question names outside
 the answer's type ("Italian" in "which Italian city" says what the answer is, not what it is
 about). It scores by the share of the question's other words its text states, more when its
-first sentence says it is the kind of thing asked for ("Venice is a coastal city").
+first sentence says it is the kind of thing asked for ("Venice is a coastal city"). The page
+the question's own first search ranked first may say its kind in other words ("Malaria:
+mosquito-borne disease" for "which illness") or leave out a name the question gives; it
+counts, for less.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ MIN_SHARE_RETRIEVED = 0.2
 RETRIEVED = 1.5  # ranked first by the question's own searches
 WEIGHT = 2.0
 TYPED = 2.0  # its first sentence says it is the kind of thing asked for
+UNTYPED = 0.5  # it says it is another kind of thing than the one asked for
 _COPULA = r"\s+(?:is|are|was|were)\s+(?:also\s+|now\s+)?"
 COPULAS = frozenset({"is", "are", "was", "were"})
 ARTICLES = frozenset({"a", "an", "the"})
@@ -100,16 +104,20 @@ def described(
         share = _weight(hits, picked) / _weight(wanted, picked)
         first = url in retrieved
         least = MIN_SHARE_RETRIEVED if first else MIN_SHARE
-        if len(hits) < MIN_HITS or share < least or not all(n <= page.terms for n in needed):
+        top = bool(retrieved) and url == retrieved[0]
+        named_all = all(n <= page.terms for n in needed)
+        if len(hits) < MIN_HITS or share < least or not (named_all or top):
             continue
         if wanted & ranked_lower(page.lead):
             continue  # "the second highest mountain": not the highest
         typed = bool(kinds & page.kinds)
-        if kinds and not typed:
+        if kinds and not typed and not top:
             continue
         best = max(page.sentences, key=lambda text: len(wanted & set(key_terms(text))))
         in_one = _weight(wanted & set(key_terms(best)), picked) / _weight(wanted, picked)
-        kind = TYPED if typed else 1.0
+        # The first page a search by meaning found may say its kind otherwise ("a disease" for
+        # "which illness") and leave out a name the question gives: it counts, for less.
+        kind = (TYPED if typed else UNTYPED if kinds else 1.0) * (1.0 if named_all else UNTYPED)
         score = WEIGHT * (share + in_one) / 2 * kind * (RETRIEVED if first else 1.0)
         found.append(Described(page.subject, url, best, score, typed, WEIGHT * in_one * kind))
     return sorted(found, key=lambda d: -d.score)

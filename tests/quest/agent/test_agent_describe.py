@@ -230,6 +230,28 @@ def test_a_page_the_searches_ranked_first_needs_fewer_of_the_question_s_words() 
     assert [page.subject for page in found] == ["Mars"]
 
 
+def test_the_first_page_found_by_meaning_may_name_its_kind_and_the_cause_in_other_words() -> None:
+    question = "Which illness, spread by insect bites, is caused by Vorl parasites?"
+    fever = said(
+        "Marsh fever",
+        "Short description: Insect-borne disease.",
+        "Marsh fever is transmitted by the bite of Orm insects.",
+        "It spreads in wet summers.",
+    )
+    cure = said("Tarnine", "Short description: Medication used to treat marsh fever.")
+    # Another kind ("disease") and no word of the Vorl: only the search's first page may.
+    assert described(question, [*fever, *cure]) == []
+    assert described(question, [*fever, *cure], retrieved=[cure[0].url, fever[0].url]) == []
+    found = described(question, [*fever, *cure], retrieved=[fever[0].url, cure[0].url])
+    assert [page.subject for page in found] == ["Marsh fever"]
+    # A page that says it is an illness and names the Vorl still comes first.
+    ague = said(
+        "Swamp ague", "Short description: Illness caused by Vorl parasites.", "Bites spread it."
+    )
+    both = described(question, [*fever, *ague], retrieved=[fever[0].url])
+    assert [page.subject for page in both] == ["Swamp ague", "Marsh fever"]
+
+
 def test_the_page_whose_sentence_is_shown_is_cited_first() -> None:
     pages = [
         *said("Canberra, Australia (GeoNames)", "Canberra is a city in Australia."),
