@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from quest.agent.research.extract import ranked_lower, required
-from quest.agent.research.question import Question, key_terms, stem
+from quest.agent.research.question import Question, key_terms, scoped_elsewhere, stem
 from quest.agent.research.shape import NUMBER, YEAR, Shape
 from quest.agent.research.tallies import Said
 
@@ -101,6 +101,7 @@ def described(
         # A superlative asked for counts where the page says its subject is one ("the
         # largest planet"), not beside something else ("its largest crater").
         hits = (wanted & stated) - (picked - page.kinds)
+        hits -= scoped_elsewhere(" ".join(page.defining), asked.entities)  # "in Kenya"
         share = _weight(hits, picked) / _weight(wanted, picked)
         first = url in retrieved
         least = MIN_SHARE_RETRIEVED if first else MIN_SHARE
@@ -130,15 +131,18 @@ class _Page:
     terms: set[str]
     sentences: list[str]
     kinds: set[str]  # what its sentences that open on its subject say it is
+    defining: list[str]  # those sentences
 
 
 def _pages(said: Sequence[Said]) -> dict[str, _Page]:
     pages: dict[str, _Page] = {}
     for item in said:
-        page = pages.setdefault(item.url, _Page(item.subject, "", set(), [], set()))
+        page = pages.setdefault(item.url, _Page(item.subject, "", set(), [], set(), []))
         page.terms.update(key_terms(item.text))
         page.sentences.append(item.text)
-        page.kinds.update(_kinds(item.text, item.subject))
+        kinds = _kinds(item.text, item.subject)
+        page.kinds.update(kinds)
+        page.defining += [item.text] if kinds else []
         if not page.lead and _fold(item.subject) in _fold(item.text):
             page.lead = item.text
     return {url: page for url, page in pages.items() if page.lead and page.subject}

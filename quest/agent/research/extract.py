@@ -15,7 +15,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from quest.agent.research.question import Question, key_terms, phrases, ranked_lower
+from quest.agent.research.question import (
+    Question,
+    key_terms,
+    phrases,
+    ranked_lower,
+    scoped_elsewhere,
+)
 from quest.agent.research.roles import alias_of_asked, asks_person, doer, in_chain
 from quest.agent.research.shape import ATTRIBUTES, NUMBER, PERSON, PLACE, YEAR, Shape
 from quest.agent.research.tallies import (
@@ -25,6 +31,7 @@ from quest.agent.research.tallies import (
     Tally,
     count,
     fold,
+    merge_aliases,
     merge_codes,
     merge_short_names,
     ranked_found,
@@ -49,6 +56,9 @@ _MONTH_AFTER = re.compile(rf"\s+(?:{_MONTHS})\b")
 _MONTH_BEFORE = re.compile(rf"\b(?:{_MONTHS})\s+$")
 DEMONYM_ENDINGS = ("ian", "ean", "ese", "ish")
 DOER = 2.0  # a "who" question's candidate that acts in the sentence
+NAMING = frozenset({"known", "called", "name", "names", "nickname", "alias"})
+# A year of someone's life ("born in 1451"): an answer only when the question asks for one.
+_LIFE_YEAR = re.compile(r"\b(?:born|died)(?:\s+(?:in|on|c\.))?\s*$")
 _MARGIN = re.compile(r"(?:±|\+/-|\d\s*[/\u2044])\s*$")  # a margin, or a fraction's denominator
 _FRACTION = re.compile(r"\s*[/\u2044]\s*\d")  # a numerator
 _SOURCE = re.compile(r"\b(?:recorded|listed|according|reported|published|cited)\s+(?:by|to)\s+$")
@@ -163,6 +173,8 @@ def ranked(
         merge_short_names(tallies)
     if not {"code", "codes"} & set(shape.words):
         merge_codes(tallies, said)  # unless the code is what is asked for
+    if not NAMING & set(shape.words):
+        merge_aliases(tallies, said)  # unless another name is what is asked for
     strongest = max((t.typed for t in tallies.values()), default=0)
     if typed_only and shape.type_words and strongest >= NAMED:
         floor = DEFINED if strongest >= DEFINED else NAMED
@@ -213,6 +225,7 @@ def _relevance(asked: Question, shape: Shape, item: Said) -> tuple[float, frozen
     wanted = set(asked.terms) - asked.entity_terms - shape.type_words
     wanted |= _measure_cues(shape)
     hits = frozenset(wanted & set(key_terms(item.text))) - ranked_lower(item.text)
+    hits -= scoped_elsewhere(item.text, asked.entities)  # "the highest in Kenya", for Africa
     if not named and not hits:
         return 0.0, hits
     share = len(hits) / max(1, len(wanted))
@@ -245,7 +258,12 @@ def _candidates(asked: Question, shape: Shape, item: Said) -> list[tuple[str, in
     """(candidate, word position) pairs of the sentence for the question's kind of answer."""
     if shape.kind == YEAR:
         years = ((m.group(m.lastindex or 1), m.start()) for m in _YEAR.finditer(item.text))
-        return [(y, _position(item.text, at)) for y, at in years if y not in asked.numbers]
+        lives = bool({"born", "died", "die", "birth", "death"} & set(shape.words))
+        return [
+            (y, _position(item.text, at))
+            for y, at in years
+            if y not in asked.numbers and (lives or not _LIFE_YEAR.search(item.text[:at]))
+        ]
     if shape.kind == NUMBER:
         return _amounts(asked, shape, item.text)
     found = []

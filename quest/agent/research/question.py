@@ -8,6 +8,7 @@ term the search engine matches.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -37,6 +38,9 @@ _ORDINAL_SUPERLATIVE = re.compile(
     r"[- ](?:most[- ])?(\w+est)\b",
     re.IGNORECASE,
 )
+
+# Where a superlative holds: "the highest mountain [in Kenya]", up to the end of the clause.
+_SCOPE = re.compile(r"[^,.;()]{0,40}?\bin (?:the )?([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)")
 
 
 def key_terms(text: str) -> list[str]:
@@ -238,3 +242,26 @@ def ranked_lower(text: str) -> frozenset[str]:
         for word in ranked
         if len(re.findall(rf"\b{re.escape(word)}\b", folded)) <= ranked.count(word)
     )
+
+
+def scoped_elsewhere(text: str, places: Sequence[str]) -> frozenset[str]:
+    """Superlatives the text uses, unranked, only within a place other than `places` (those the
+    question names): "the highest mountain in Kenya" does not state "the highest mountain in
+    Africa"; "the highest in Africa" and an unscoped "the highest" do."""
+    if not places:
+        return frozenset()
+    named = [_folded(place) for place in places]
+    ranked = [match.span(1) for match in _ORDINAL_SUPERLATIVE.finditer(text)]
+    scopes: dict[str, set[bool]] = {}
+    for match in re.finditer(r"\b(\w{2,}est)\b", text):
+        word = match.group(1).casefold()
+        if not _SUPERLATIVE.fullmatch(word) or match.span(1) in ranked:
+            continue
+        scope = _SCOPE.match(text, match.end())
+        inside = scope is not None and not any(n in _folded(scope.group(1)) for n in named)
+        scopes.setdefault(stem(word), set()).add(inside)
+    return frozenset(word for word, inside in scopes.items() if inside == {True})
+
+
+def _folded(text: str) -> str:
+    return " ".join(re.sub(r"[^\w]+", " ", text.casefold()).split())

@@ -15,6 +15,11 @@ MAX_NAME_WORDS = 4
 CODE = re.compile(r"[A-Z]{2,3}")
 _CAPITALISED = r"[A-Z][\w'\u2019-]*"
 _NAME_WORDS = rf"{_CAPITALISED}(?:\s+{_CAPITALISED}){{0,3}}"
+# Another name a sentence gives its subject: "..., also known as Chinggis Khan, ...".
+_ALIAS = re.compile(
+    r"\b(?:also|commonly|better|formerly|sometimes|often)\s+(?:known|called|spelled|spelt)"
+    rf"\s+as\s+(?:the\s+)?({_NAME_WORDS})(?=\s*[,;.()]|\s+(?:or|and)\b)"
+)
 AMOUNT = re.compile(
     r"(?<![\w.,])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
     r"(?:\s*(million|billion|thousand)\b)?"
@@ -48,6 +53,11 @@ class Tally:
     typed: int = 0  # how surely some sentence says it is the kind of thing asked for
 
 
+def _key(text: str) -> str:
+    """A candidate's key: its words, casefolded."""
+    return " ".join(text.casefold().split())
+
+
 def fold(text: str) -> str:
     """Casefolded words without punctuation: the key two spellings of one name share."""
     return " ".join(re.sub(r"[^\w]+", " ", text.casefold()).split())
@@ -64,8 +74,7 @@ def count(
 ) -> None:
     """Adds a candidate's support from one sentence; `line_score`, when given, is how well the
     sentence states the answer by itself (the line a report shows), apart from the support."""
-    key = " ".join(text.casefold().split())
-    tally = tallies.setdefault(key, Tally(text, {}, (0.0, "", "")))
+    tally = tallies.setdefault(_key(text), Tally(text, {}, (0.0, "", "")))
     tally.typed = max(tally.typed, typed)
     tally.by_url[item.url] = max(tally.by_url.get(item.url, 0.0), score)
     shown = score if line_score is None else line_score
@@ -80,10 +89,7 @@ def merge_short_names(tallies: dict[str, Tally]) -> None:
         longer = [k for k in tallies if _full_name(tallies[k].text, key)]
         if len(longer) != 1:
             continue
-        short, full = tallies.pop(key), tallies[longer[0]]
-        full.typed = max(full.typed, short.typed)
-        for url, score in short.by_url.items():
-            full.by_url[url] = max(full.by_url.get(url, 0.0), score)
+        _absorb(tallies[longer[0]], tallies.pop(key))
 
 
 def merge_codes(tallies: dict[str, Tally], said: Sequence[Said]) -> None:
@@ -98,14 +104,36 @@ def merge_codes(tallies: dict[str, Tally], said: Sequence[Said]) -> None:
             continue
         name, item = named
         short = tallies.pop(key)
-        named_key = " ".join(name.casefold().split())
-        full = tallies.setdefault(named_key, Tally(name, {}, (0.0, "", "")))
-        full.typed = max(full.typed, short.typed)
-        for url, score in short.by_url.items():
-            full.by_url[url] = max(full.by_url.get(url, 0.0), score)
+        full = tallies.setdefault(_key(name), Tally(name, {}, (0.0, "", "")))
+        _absorb(full, short)
         full.by_url[item.url] = max(full.by_url.get(item.url, 0.0), short.best[0])
         if short.best[0] >= full.best[0]:
             full.best = (short.best[0], item.text, item.url)
+
+
+def merge_aliases(tallies: dict[str, Tally], said: Sequence[Said]) -> None:
+    """Another name a page gives its subject is that subject: "Genghis Khan, also known as
+    Chinggis Khan, was ..." makes the candidate "Chinggis Khan" into "Genghis Khan", the name
+    the page goes by, with the other name's support and line."""
+    for item in said:
+        if not item.subject or fold(item.subject) not in fold(item.text[: len(item.subject) + 4]):
+            continue
+        for alias in (m.group(1) for m in _ALIAS.finditer(item.text)):
+            key, own = _key(alias), _key(item.subject)
+            if key not in tallies or key == own:
+                continue
+            short = tallies.pop(key)
+            full = tallies.setdefault(own, Tally(item.subject, {}, (0.0, "", "")))
+            _absorb(full, short)
+            if short.best[0] >= full.best[0]:
+                full.best = short.best
+
+
+def _absorb(full: Tally, short: Tally) -> None:
+    """The support of one candidate counted for another that is the same thing."""
+    full.typed = max(full.typed, short.typed)
+    for url, score in short.by_url.items():
+        full.by_url[url] = max(full.by_url.get(url, 0.0), score)
 
 
 def _full_name(name: str, last: str) -> bool:
