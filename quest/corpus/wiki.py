@@ -38,9 +38,14 @@ def wikipedia_url(title: str) -> str:
 
 
 def load_wikipedia(
-    path: str | Path | None = None, *, fetched_at: str | None = None
+    path: str | Path | None = None,
+    *,
+    fetched_at: str | None = None,
+    short_descriptions: bool = True,
 ) -> Iterator[Document]:
-    """One document per article, in the data file's order. `path` overrides the package file."""
+    """One document per article, in the data file's order. `path` overrides the package file;
+    without `short_descriptions` a text is the extract alone (a benchmark that asks with the
+    short descriptions keeps them out of what it searches)."""
     file = Path(path) if path is not None else wikipedia_data_file()
     try:
         data = json.loads(file.read_text(encoding="utf-8"))
@@ -51,15 +56,17 @@ def load_wikipedia(
     stamp = fetched_at or utc_now()
     for key, article in data.items():
         if isinstance(article, Mapping) and str(article.get("extract") or "").strip():
-            yield _document(str(key), article, stamp)
+            yield _document(str(key), article, stamp, short_descriptions)
 
 
-def _document(key: str, article: Mapping[str, Any], fetched_at: str) -> Document:
+def _document(
+    key: str, article: Mapping[str, Any], fetched_at: str, short_descriptions: bool
+) -> Document:
     title = str(article.get("title") or key)
     return Document(
         url=wikipedia_url(title),
         title=title,
-        text=_text(article),
+        text=_text(article) if short_descriptions else str(article["extract"]).strip(),
         source=WIKIPEDIA,
         licence=LICENCES[WIKIPEDIA],
         fetched_at=fetched_at,

@@ -56,7 +56,6 @@ _MONTH_AFTER = re.compile(rf"\s+(?:{_MONTHS})\b")
 _MONTH_BEFORE = re.compile(rf"\b(?:{_MONTHS})\s+$")
 DEMONYM_ENDINGS = ("ian", "ean", "ese", "ish")
 DOER = 2.0  # a "who" question's candidate that acts in the sentence
-NAMING = frozenset({"known", "called", "name", "names", "nickname", "alias"})
 # A year of someone's life ("born in 1451"): an answer only when the question asks for one.
 _LIFE_YEAR = re.compile(r"\b(?:born|died)(?:\s+(?:in|on|c\.))?\s*$")
 _MARGIN = re.compile(r"(?:±|\+/-|\d\s*[/\u2044])\s*$")  # a margin, or a fraction's denominator
@@ -173,8 +172,7 @@ def ranked(
         merge_short_names(tallies)
     if not {"code", "codes"} & set(shape.words):
         merge_codes(tallies, said)  # unless the code is what is asked for
-    if not NAMING & set(shape.words):
-        merge_aliases(tallies, said)  # unless another name is what is asked for
+    merge_aliases(tallies, said)
     strongest = max((t.typed for t in tallies.values()), default=0)
     if typed_only and shape.type_words and strongest >= NAMED:
         floor = DEFINED if strongest >= DEFINED else NAMED

@@ -47,6 +47,9 @@ NOT_LIVES = frozenset(
     | {"revolution", "uprising", "crisis", "dispute", "struggle", "movement", "expansion"}
     | {"depression", "company", "organisation", "organization", "band", "team", "group"}
     | {"series", "family", "government", "regime", "occupation", "policy", "station", "parts"}
+    | {"wall", "barrier", "building", "bridge", "tower", "canal", "railway", "ship", "treaty"}
+    | {"pact", "agreement", "council", "parliament", "party", "institution", "school", "order"}
+    | {"programme", "program", "project", "mission", "expedition", "law", "constitution"}
 )
 # A sentence that opens on its page's subject by pronoun: "It is ...", "Its capital is ...",
 # "This mountain lies ...". "The city ..." is left alone: it may be another city.

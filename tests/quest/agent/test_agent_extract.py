@@ -10,9 +10,9 @@ import pytest
 from agent_helpers import wiki_toolbox
 
 from quest.agent import Budgets, ScriptedPolicy, run_agent
-from quest.agent.research.extract import extract, person_resolved
+from quest.agent.research.extract import extract, person_resolved, ranked
 from quest.agent.research.focus import answer, research_focus
-from quest.agent.research.question import Question
+from quest.agent.research.question import Question, scoped_elsewhere
 from quest.agent.research.reading import resolve_subject, short_description
 from quest.agent.research.shape import NUMBER, PERSON, PLACE, YEAR, Shape
 from quest.agent.research.tallies import Said
@@ -377,3 +377,39 @@ def test_a_superlative_ranked_below_the_first_does_not_state_the_one_asked_for()
     asked = Question("What is the largest planet of the Veld system?")
     assert not asked.match("Orla is the second-largest-known dwarf planet of the Veld.").picks
     assert asked.match("Brisk is the largest planet of the Veld system.").picks
+
+
+def test_a_superlative_said_of_another_place_does_not_state_the_one_asked() -> None:
+    places = ["Veld"]
+    assert scoped_elsewhere("Orm Peak is the highest mountain in Tarnland.", places) == {"highest"}
+    assert scoped_elsewhere("Orm Peak: mountain in Tarnland, highest in the Veld.", places) == set()
+    assert scoped_elsewhere("Orm Peak is the highest mountain of all.", places) == set()
+    assert scoped_elsewhere("Orm Peak is the highest mountain in Tarnland.", []) == set()
+    pages = [
+        *described("Orm Peak", "Highest mountain in Tarnland", "Orm Peak is in the Veld."),
+        *described("Brisk Peak", "Mountain in Solland, highest in the Veld"),
+    ]
+    found = extract("What is the highest mountain in the Veld?", pages)
+    assert found is not None and found.answer == "Brisk Peak"
+
+
+def test_another_name_a_page_gives_its_subject_answers_as_the_page_s_own_name() -> None:
+    page = said(
+        "Temur Khan",
+        "Temur Khan, also known as Chagan Khan, was the founder and first khan of the Orm Empire.",
+    )
+    found = extract("Who founded the Orm Empire?", page)
+    assert found is not None and found.answer == "Temur Khan"
+    founders = [found.answer for found in ranked("Who founded the Orm Empire?", page)]
+    assert "Chagan Khan" not in founders  # counted for Temur Khan
+
+
+def test_a_year_of_birth_answers_only_a_question_about_a_life() -> None:
+    page = [
+        *described("Cristo Vell", "Veldish navigator (1451\u20131506)."),
+        *said("Cristo Vell", "Cristo Vell first reached the Orm Islands in 1492."),
+    ]
+    reached = extract("In what year did Cristo Vell first reach the Orm Islands?", page)
+    assert reached is not None and reached.answer == "1492"
+    born = extract("In what year was Cristo Vell born?", page)
+    assert born is not None and born.answer == "1451"

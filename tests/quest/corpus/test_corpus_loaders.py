@@ -144,3 +144,13 @@ def test_the_city_population_threshold_decides_which_cities_are_loaded() -> None
 def _population(text: str) -> int:
     figure = text.split("Its population is ", 1)[1].split(".", 1)[0]
     return int(figure.replace(",", ""))
+
+
+def test_the_wikipedia_loader_can_leave_the_short_descriptions_out() -> None:
+    bare = next(
+        doc
+        for doc in load_wikipedia(fetched_at=STAMP, short_descriptions=False)
+        if doc.title == "Albert Einstein"
+    )
+    assert bare.text.startswith("Albert Einstein was a German-born")
+    assert "Short description" not in bare.text
