@@ -53,10 +53,6 @@ MAX_VALUES_PER_ATTRIBUTE = 20  # enough to see a clash; keeps each check O(1)
 _LABEL_FREE = re.compile(r"\s*\([^()]*\)\s*$")
 MIN_RECORD_TITLES = 1  # a qualifier seen once in a result title may name a family of records
 UNREAD = "could not be read"
-# A person's full name that ends in the name asked about: "Ludwig van Beethoven" for "Beethoven".
-_FULL_NAME = re.compile(
-    r"^[A-Z][\w'\u2019.-]*(?:\s+(?:[A-Z][\w'\u2019.-]*|van|von|de|da|der|del|di|du|la|le)){1,3}$"
-)
 GAZETTEERS = frozenset({"GeoNames"})  # record pages: a place's figures, not its description
 
 

@@ -38,7 +38,6 @@ _ORDINAL_SUPERLATIVE = re.compile(
     r"[- ](?:most[- ])?(\w+est)\b",
     re.IGNORECASE,
 )
-
 # Where a superlative holds: "the highest mountain [in Kenya]", up to the end of the clause.
 _SCOPE = re.compile(r"[^,.;()]{0,40}?\bin (?:the )?([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)")
 

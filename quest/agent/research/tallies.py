@@ -1,6 +1,7 @@
 """Candidate answers counted across the sentences read (research.extract fills them): each
 candidate's support per page and the sentence that shows it best, merged where two candidates
-are one ("Mozart" and "Wolfgang Amadeus Mozart", "JPY" and "the Yen (JPY)"), then ranked and
+are one ("Mozart" and "Wolfgang Amadeus Mozart", "JPY" and "the Yen (JPY)", "Chinggis Khan" and
+"Genghis Khan"), then ranked and
 written as report lines that give the answer by itself first.
 """
 
@@ -10,8 +11,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from quest.agent.research.reading import full_name_of
+
 MAX_CLAIM_NUMBERS = 3
-MAX_NAME_WORDS = 4
 CODE = re.compile(r"[A-Z]{2,3}")
 _CAPITALISED = r"[A-Z][\w'\u2019-]*"
 _NAME_WORDS = rf"{_CAPITALISED}(?:\s+{_CAPITALISED}){{0,3}}"
@@ -86,7 +88,7 @@ def merge_short_names(tallies: dict[str, Tally]) -> None:
     """A one-word candidate that ends one longer candidate only is that one by its last name:
     "Mozart" in "two months before Mozart's death" is "Wolfgang Amadeus Mozart"."""
     for key in [k for k in tallies if " " not in k]:
-        longer = [k for k in tallies if _full_name(tallies[k].text, key)]
+        longer = [k for k in tallies if full_name_of(tallies[k].text, key)]
         if len(longer) != 1:
             continue
         _absorb(tallies[longer[0]], tallies.pop(key))
@@ -134,14 +136,6 @@ def _absorb(full: Tally, short: Tally) -> None:
     full.typed = max(full.typed, short.typed)
     for url, score in short.by_url.items():
         full.by_url[url] = max(full.by_url.get(url, 0.0), score)
-
-
-def _full_name(name: str, last: str) -> bool:
-    """Whether `name` reads as a person's full name ending in `last`: two to four capitalised
-    words ("Wolfgang Amadeus Mozart"), not an official name ("Federative Republic of Brazil")."""
-    words = name.split()
-    capitalised = all(word[:1].isupper() for word in words)
-    return 2 <= len(words) <= MAX_NAME_WORDS and capitalised and words[-1].casefold() == last
 
 
 def ranked_found(tallies: dict[str, Tally]) -> list[Found]:
