@@ -1,8 +1,7 @@
 """Candidate answers counted across the sentences read (research.extract fills them): each
 candidate's support per page and the sentence that shows it best, merged where two candidates
 are one ("Mozart" and "Wolfgang Amadeus Mozart", "JPY" and "the Yen (JPY)", "Chinggis Khan" and
-"Genghis Khan"), then ranked and
-written as report lines that give the answer by itself first.
+"Genghis Khan"), then ranked and written as report lines that give the answer by itself first.
 """
 
 from __future__ import annotations
