@@ -16,10 +16,12 @@ citation marks ("[2]") removed. The rules, meant to be hard to game:
   gold's names.
 - Comparisons: right when the first option the line mentions is the gold option, and the line
   picks it: it states a comparison after naming it ("than", the question's own comparative such
-  as "taller", or one of COMPARATIVES), it does not hedge (HEDGES: "either", "both", "unclear",
-  "not established", ...), and it does not list the options side by side ("Kenya or Peru",
-  "Kenya and Peru", "Kenya, Peru", "Kenya/Peru", "Kenya vs Peru"). So the winner must be named
-  first: "Peru has fewer people than Kenya" is counted wrong although it is true.
+  as "taller", or one of COMPARATIVES; a word the question names a kind or a thing by is none,
+  so "Danube: second-longest river in Europe" does not answer "Which river is longer, the Danube
+  or the Rhine?"), it does not hedge (HEDGES: "either", "both", "unclear", "not established",
+  "not settled", ...), and it does not list the options side by side ("Kenya or Peru", "Kenya
+  and Peru", "Kenya, Peru", "Kenya/Peru", "Kenya vs Peru"). So the winner must be named first:
+  "Peru has fewer people than Kenya" is counted wrong although it is true.
 - Numbers: right when a number in the head (with "thousand", "million" or "billion" applied,
   and the words one to twenty read as numbers) is within the tolerance of an accepted value
   (relative: 0.25 means within 25 %; 0 means exactly), and the line states at most MAX_NUMBERS
@@ -51,8 +53,10 @@ HEDGES = (
     "cannot",
     "can't",
     "no confirmed answer",
+    "not settled",
     "undetermined",
 )
+KIND_OPENERS = frozenset({"which", "what", "the", "a", "an"})  # "which river": a kind, not a choice
 COMPARATIVES = frozenset(
     {"than", "more", "most", "less", "fewer", "first", "earlier", "later", "before", "after"}
     | {"larger", "largest", "bigger", "biggest", "greater", "higher", "highest", "taller"}
@@ -107,9 +111,21 @@ def is_correct(gold: Gold, line: str, question: str = "") -> bool:
     if gold.kind == "numeric":
         return _number_right(gold, answer_head(line))
     if gold.kind == "comparison":
-        own = tuple(w for w in _tokens(question) if w.endswith(("er", "est")) or w == "first")
-        return _comparison_right(gold, line, question_words=own)
+        return _comparison_right(gold, line, question_words=_comparatives(question))
     return bool(mentions(answer_head(line), gold.names))
+
+
+def _comparatives(question: str) -> tuple[str, ...]:
+    """The question's own comparative words ("taller", "hotter", "first"): its words ending in
+    -er or -est, but not a noun it names a kind or a thing by ("Which river is longer", "the
+    Mississippi River"), which a line about one option says without choosing."""
+    words = re.findall(r"[\w'-]+", question)
+    return tuple(
+        fold(word)
+        for index, word in enumerate(words)
+        if (word.casefold().endswith(("er", "est")) or word.casefold() == "first")
+        and (index == 0 or (word[:1].islower() and words[index - 1].casefold() not in KIND_OPENERS))
+    )
 
 
 def answer_head(line: str) -> str:

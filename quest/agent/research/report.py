@@ -9,10 +9,15 @@ from collections.abc import Mapping, Sequence
 
 from quest.agent.research.answers import Ledger
 from quest.agent.research.question import Question
+from quest.agent.research.shape import Shape
 from quest.agent.research.tallies import Found
 from quest.agent.state import DRState, Fact
 
 MAX_FINDINGS = 8
+UNSETTLED = (
+    "Not settled: the pages read state no figure or order that decides between {first} and "
+    "{second}."
+)
 MAX_LEADS = 5
 
 
@@ -25,12 +30,20 @@ def write_report(
     direct: Found | None = None,
 ) -> str:
     """`direct`, when given, is the answer the pages read state (research.extract); it
-    stands on the answer line before what the trusted facts say."""
+    stands on the answer line before what the trusted facts say. A comparison without one is
+    answered as not settled, whatever the facts say about either option."""
     asked = Question(question)
     facts = _ranked(asked, state.trusted)[:MAX_FINDINGS]
     numbers: dict[str, int] = {}
     lines = [f"_Partial report: {partial_reason}_", ""] if partial_reason else []
-    if direct is not None or facts:
+    comparison = Shape(question).comparison
+    if direct is None and comparison is not None:
+        # A fact about one option is no answer to which of the two it is.
+        first, second = comparison.options
+        lines.append(f"**Answer:** {UNSETTLED.format(first=first, second=second)}")
+        if facts:
+            lines += ["", "## Findings", *(f"- {_cited(fact, numbers)}" for fact in facts)]
+    elif direct is not None or facts:
         stated = _cite(direct.line, direct.urls, numbers) if direct is not None else ""
         stated = stated or _direct(asked, state.trusted, titles or {}, numbers)
         lines.append(f"**Answer:** {stated or _cited(facts[0], numbers)}")

@@ -290,6 +290,15 @@ def test_the_researcher_names_the_larger_option_of_a_comparison(small_world: Too
     assert line.startswith("**Answer:** Kenya") and "Peru" in line
 
 
+def test_a_comparison_the_pages_do_not_settle_is_answered_as_not_settled(
+    small_world: Toolbox,
+) -> None:
+    # India's page gives no population: a fact about Kenya alone is no answer.
+    line = _answer_line("Kenya or India, which has the larger population?", small_world)
+    assert line.startswith("**Answer:** Not settled:")
+    assert "Kenya" in line and "India" in line
+
+
 def test_the_researcher_resolves_the_bridge_of_a_two_hop_question(small_world: Toolbox) -> None:
     line = _answer_line(
         "What is the capital of the country where the Taj Mahal stands?", small_world

@@ -61,6 +61,24 @@ def test_hedging_or_listing_the_options_is_not_an_answer() -> None:
     assert not is_correct(KENYA, "Kenya (54 million) and Peru (32 million).", LARGER)
 
 
+def test_a_fact_about_one_option_is_no_choice_even_if_it_shares_a_word_with_the_question() -> None:
+    longer = Gold("comparison", names=("Danube",), options=(("Danube",), ("Rhine",)))
+    question = "Which river is longer, the Danube or the Rhine?"
+    assert not is_correct(longer, "Danube: second-longest river in Europe.", question)
+    assert is_correct(longer, "The Danube is longer than the Rhine.", question)
+    mississippi = Gold(
+        "comparison", names=("Mississippi",), options=(("Mississippi",), ("Thames",))
+    )
+    question = "Which is longer, the Mississippi River or the Thames?"
+    assert not is_correct(
+        mississippi, "Mississippi River: major river in the United States.", question
+    )
+    assert not is_correct(
+        mississippi, "Not settled: nothing decides between Mississippi River and Thames.", question
+    )
+    assert is_correct(mississippi, "Mississippi River: 3,766 km, longer than Thames.", question)
+
+
 def test_a_comparison_that_names_the_loser_negated_still_needs_a_choice() -> None:
     assert is_correct(KENYA, "Kenya, not Peru, is larger.", LARGER)
     assert not is_correct(KENYA, "Not Kenya.", LARGER)
