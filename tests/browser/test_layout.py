@@ -40,6 +40,11 @@ def seeded(make_user: Callable[..., User]) -> dict[str, Any]:
     Event.objects.create(
         session=session, seq=1, type="tool_call", payload={"name": "visit", "arguments": arguments}
     )
+    # An open lead's next step names a long URL too.
+    lead = {"id": "u1", "claim": "Canberra may be the capital", "sources": [urls[0]]}
+    lead["need"] = "visit " + urls[1] + "_and_its_surroundings_in_the_capital_region"
+    state = {"information_state": {"trusted": [], "untrusted": [], "uncertain": [lead]}}
+    Event.objects.create(session=session, seq=2, type="state", payload={"state": state})
     return {"admin": admin, "task": task, "session": session}
 
 
