@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
+from quest.agent.research.tallies import fold
 from quest.search.tokens import STOPWORDS, normalise, terms
 
 # Words that shape a question but never its answer.
@@ -249,7 +250,7 @@ def scoped_elsewhere(text: str, places: Sequence[str]) -> frozenset[str]:
     Africa"; "the highest in Africa" and an unscoped "the highest" do."""
     if not places:
         return frozenset()
-    named = [_folded(place) for place in places]
+    named = [fold(place) for place in places]
     ranked = [match.span(1) for match in _ORDINAL_SUPERLATIVE.finditer(text)]
     scopes: dict[str, set[bool]] = {}
     for match in re.finditer(r"\b(\w{2,}est)\b", text):
@@ -257,10 +258,6 @@ def scoped_elsewhere(text: str, places: Sequence[str]) -> frozenset[str]:
         if not _SUPERLATIVE.fullmatch(word) or match.span(1) in ranked:
             continue
         scope = _SCOPE.match(text, match.end())
-        inside = scope is not None and not any(n in _folded(scope.group(1)) for n in named)
+        inside = scope is not None and not any(n in fold(scope.group(1)) for n in named)
         scopes.setdefault(stem(word), set()).add(inside)
     return frozenset(word for word, inside in scopes.items() if inside == {True})
-
-
-def _folded(text: str) -> str:
-    return " ".join(re.sub(r"[^\w]+", " ", text.casefold()).split())

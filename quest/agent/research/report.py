@@ -14,11 +14,11 @@ from quest.agent.research.tallies import Found
 from quest.agent.state import DRState, Fact
 
 MAX_FINDINGS = 8
+MAX_LEADS = 5
 UNSETTLED = (
     "Not settled: the pages read state no figure or order that decides between {first} and "
     "{second}."
 )
-MAX_LEADS = 5
 
 
 def write_report(
@@ -41,16 +41,14 @@ def write_report(
         # A fact about one option is no answer to which of the two it is.
         first, second = comparison.options
         lines.append(f"**Answer:** {UNSETTLED.format(first=first, second=second)}")
-        if facts:
-            lines += ["", "## Findings", *(f"- {_cited(fact, numbers)}" for fact in facts)]
     elif direct is not None or facts:
         stated = _cite(direct.line, direct.urls, numbers) if direct is not None else ""
         stated = stated or _direct(asked, state.trusted, titles or {}, numbers)
         lines.append(f"**Answer:** {stated or _cited(facts[0], numbers)}")
-        if facts:
-            lines += ["", "## Findings", *(f"- {_cited(fact, numbers)}" for fact in facts)]
     else:
         lines += _unanswered(state)
+    if facts:
+        lines += ["", "## Findings", *(f"- {_cited(fact, numbers)}" for fact in facts)]
     if numbers:
         lines += ["", "## Sources"]
         lines += [_source_line(n, url, titles or {}) for url, n in numbers.items()]
