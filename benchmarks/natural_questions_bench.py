@@ -15,7 +15,7 @@ Without --corpus it builds the offline corpus from the packages into a temporary
 with its BM25 index (3 s), so the run searches with BM25 alone. The live page's scripted
 sessions search hybrid once the dense index is built (minutes after the first `make run`), and
 hybrid is what the researcher is tuned for: --dense measures that, on var/bench-corpus, built
-with both indexes on first use (embedding the 16,795 passages took 595 s on 2 shared cores);
+with both indexes on first use (embedding about 16,800 passages took 595 s on 2 shared cores);
 later runs write its documents again from the packages and embed only the passages whose text
 changed. A corpus directory with its dense index (var/corpus after `make run`) is used as it is.
 The first lines of the output say which corpus and which search mode the run used.
