@@ -6,7 +6,7 @@
 Without --corpus it builds the offline corpus from the packages into a temporary directory with
 its BM25 index (a few seconds), so the run searches with BM25 alone. --dense searches hybrid, as
 the live page's sessions do once the dense index is built: it uses var/bench-corpus, built with
-both indexes on first use (the dense index embeds about 16,800 passages: 595 s on 2 shared cores) and
+both indexes on first use (the dense index embeds ~16,800 passages: 595 s on 2 shared cores) and
 reused after; a corpus directory with its dense index (var/corpus after `make run`) does too.
 
 Each question and its gold answer come straight from the data files the corpus was built from
