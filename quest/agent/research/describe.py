@@ -107,11 +107,14 @@ def described(
         least = MIN_SHARE_RETRIEVED if first else MIN_SHARE
         top = bool(retrieved) and url == retrieved[0]
         named_all = all(n <= page.terms for n in needed)
-        if len(hits) < MIN_HITS or share < least or not (named_all or top):
+        typed = bool(kinds & page.kinds)
+        meant = first and typed  # found by meaning, and of the kind asked
+        if not meant and (len(hits) < MIN_HITS or share < least or not (named_all or top)):
             continue
         if wanted & ranked_lower(page.lead):
             continue  # "the second highest mountain": not the highest
-        typed = bool(kinds & page.kinds)
+        if meant:
+            share = max(share, least)
         if kinds and not typed and not top:
             continue
         best = max(page.sentences, key=lambda text: len(wanted & set(key_terms(text))))

@@ -55,12 +55,17 @@ _MONTHS = "January|February|March|April|May|June|July|August|September|October|N
 _MONTH_AFTER = re.compile(rf"\s+(?:{_MONTHS})\b")
 _MONTH_BEFORE = re.compile(rf"\b(?:{_MONTHS})\s+$")
 DEMONYM_ENDINGS = ("ian", "ean", "ese", "ish")
+OWN_PRONOUNS = frozenset({"it", "its"})  # in a page's sentence: the page's subject
 DOER = 2.0  # a "who" question's candidate that acts in the sentence
 # A year of someone's life ("born in 1451"): an answer only when the question asks for one.
 _LIFE_YEAR = re.compile(r"\b(?:born|died)(?:\s+(?:in|on|c\.))?\s*$")
 _MARGIN = re.compile(r"(?:±|\+/-|\d\s*[/\u2044])\s*$")  # a margin, or a fraction's denominator
 _FRACTION = re.compile(r"\s*[/\u2044]\s*\d")  # a numerator
 _SOURCE = re.compile(r"\b(?:recorded|listed|according|reported|published|cited)\s+(?:by|to)\s+$")
+_DEGREES = re.compile(r"\s?°")
+_DEGREES_BEFORE = re.compile(r"°\s*$")  # the minutes of "66° 34'"
+ANGLE_WORDS = frozenset({"degree", "degrees", "temperature", "hot", "cold"})
+ANGLE_WORDS |= {"latitude", "longitude"}
 _PERCENT = re.compile(r"\s?(?:%|per ?cent)")
 HEADS = frozenset({"people", "inhabitants"})
 _CHUNK = re.compile(r"[^,;:()\[\]\"“”]+")
@@ -79,6 +84,9 @@ UNIT_NAMES = {
     "km2": "square kilometres",
     "km²": "square kilometres",
 }
+LENGTH_WORDS = frozenset(UNIT_NAMES) | frozenset(UNIT_NAMES.values()) | {"kilometre", "mile"}
+LENGTH_UNITS = frozenset({"km", "kilometres", "kilometers", "m", "metres", "meters", "mi", "miles"})
+LENGTH_UNITS |= {"ft", "feet"}
 CALENDAR = frozenset(
     {"january", "february", "march", "april", "may", "june", "july", "august", "september"}
     | {"october", "november", "december", "monday", "sunday", "bc", "bce", "ad", "ce"}
@@ -162,6 +170,8 @@ def ranked(
                 factor, strength = factor * (1.0 + TYPE_BONUS), DEFINED  # "The heart is an organ"
             if shape.kind in {NUMBER, YEAR} and not own:
                 factor *= _closeness(item.text, at, asked.entity_terms)  # whose figure it is
+            if shape.kind == NUMBER and not own and owned_elsewhere(item, at, asked):
+                continue  # "At 7,088 km long, it is ... such as the Amazon": the Nile's length
             if _bracketed(item.text, at):
                 factor *= BRACKETED
             size = len(_WORD.findall(text))
@@ -306,15 +316,25 @@ def _names(text: str) -> list[tuple[str, int]]:
 def _amounts(asked: Question, shape: Shape, text: str) -> list[tuple[str, int]]:
     """The amounts of the sentence an answer could be: no day of a date, no percentage, no
     year, and for a head count no amount with a unit of length or area."""
-    counts = shape.measure == "population" or bool({"people", "inhabitants"} & set(shape.words))
+    words = set(shape.words)
+    counts = shape.measure == "population" or bool({"people", "inhabitants"} & words)
+    angles = bool(ANGLE_WORDS & words)
+    # "in kilometres": the answer is a length ("12,742 km"), not bare ("153") nor "20 °C"
+    lengths = bool(LENGTH_WORDS & words) and not {"square", "area"} & words
     found = []
     for match in AMOUNT.finditer(text):
         value, scale, unit = match.group(1), match.group(2), match.group(3)
+        start, end, unit_name = match.start(), match.end(), (unit or "").strip()
         bare = not scale and not unit and "," not in value
         if value.replace(",", "") in asked.numbers or (bare and _YEAR.fullmatch(value)):
             continue
-        if _PERCENT.match(text, match.end()) or (counts and unit not in {None, *HEADS}):
+        if _PERCENT.match(text, end) or (counts and unit not in {None, *HEADS}):
             continue
+        if lengths and unit_name not in LENGTH_UNITS:
+            continue
+        angle = unit_name.startswith("°") or _DEGREES.match(text, end)
+        if (angle or _DEGREES_BEFORE.search(text[:start])) and not angles:
+            continue  # "at about 66° 34' N": a latitude, neither of its numbers a length
         if _MONTH_AFTER.match(text, match.end()) or _MONTH_BEFORE.search(text[: match.start()]):
             continue  # "26 June 1945": a day of a date
         if _MARGIN.search(text[: match.start()]) or _FRACTION.match(text, match.end()):
@@ -327,6 +347,29 @@ def _amounts(asked: Question, shape: Shape, text: str) -> list[tuple[str, int]]:
 
 def _position(text: str, offset: int) -> int:
     return len(_WORD.findall(text[: max(0, offset)]))
+
+
+def owned_elsewhere(item: Said, at: int, asked: Question) -> bool:
+    """Whether an amount on a page about something else belongs to that page's subject: the
+    nearest mention before the amount of either the subject ("it", "its", its name) or of what
+    the question names is the subject's, or, with none before, the nearest after. "Earth's
+    inner core has a radius of 1,230 km" is no radius of the Earth; "The mean diameter, 6,779
+    km, of Mars is about half the Earth's" is no diameter of the Earth. A year is left alone:
+    an event dates everything in it."""
+    own_terms = set(key_terms(item.subject)) - set(asked.terms)
+    if not own_terms:
+        return False  # "Voyages of Christopher Columbus": about what is asked
+    mentions = []
+    for i, word in enumerate(w.casefold() for w in _WORD.findall(item.text)):
+        stems = set(key_terms(word))
+        if stems & asked.entity_terms:
+            mentions.append((i, False))
+        elif word in OWN_PRONOUNS or stems & own_terms:
+            mentions.append((i, True))
+    before = [(at - i, own) for i, own in mentions if i < at]
+    after = [(i - at, own) for i, own in mentions if i > at]
+    nearest = min(before or after, default=None)
+    return nearest is not None and nearest[1]
 
 
 def _closeness(text: str, at: int, hits: frozenset[str], size: int = 1) -> float:

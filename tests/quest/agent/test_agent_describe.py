@@ -303,3 +303,16 @@ def test_a_superlative_beside_something_else_does_not_describe_the_page() -> Non
     )
     question = "What is the largest planet in the Solar System?"
     assert described(question, pages) == []  # "planet" alone is one word of the description
+
+
+def test_a_page_found_first_by_meaning_that_is_the_kind_asked_needs_no_shared_word() -> None:
+    question = "Which organ inside the shell does the snail's breathing?"
+    lung = said("Pallial lung", "Short description: Organ of air-breathing molluscs.")
+    shell = said("Snail shell", "The snail shell is a calcium carbonate exoskeleton.")
+    # No word of the description on the page: a search by meaning ranked it first.
+    assert described(question, [*lung, *shell]) == []
+    found = described(question, [*lung, *shell], retrieved=[shell[0].url, lung[0].url])
+    assert [page.subject for page in found] == ["Pallial lung"]
+    # Ranked first, but another kind of thing, and sharing no word: still no candidate.
+    mantle = said("Mantle (mollusc)", "Short description: Dorsal body wall of a mollusc.")
+    assert described(question, [*mantle, *shell], retrieved=[mantle[0].url]) == []

@@ -422,3 +422,44 @@ def test_a_year_of_birth_answers_only_a_question_about_a_life() -> None:
     assert reached is not None and reached.answer == "1492"
     born = extract("In what year was Cristo Vell born?", page)
     assert born is not None and born.answer == "1451"
+
+
+def test_an_amount_on_another_page_belongs_to_the_subject_named_nearest_before_it() -> None:
+    question = "How long is the Orvel River?"
+    # On the page about the Tarn, "it" owns the length; the Orvel is only compared with it.
+    tarn = Said(
+        "At 4,100 kilometres long, it is the longest river of Kadia, although smaller than the "
+        "Orvel.",
+        "https://en.wikipedia.org/wiki/Tarn_River",
+        "Tarn River",
+    )
+    assert extract(question, [tarn]) is None
+    # A page about something else that names the Orvel before its length states it.
+    basin = Said(
+        "The Orvel River, 2,950 km long, drains most of the basin.",
+        "https://en.wikipedia.org/wiki/Kadia_basin",
+        "Kadia basin",
+    )
+    found = extract(question, [tarn, basin])
+    assert found is not None and found.answer == "2,950 km"
+
+
+def test_a_length_asked_in_kilometres_is_no_angle_temperature_or_bare_number() -> None:
+    question = "What is the diameter of Velia in kilometres?"
+    pages = [
+        Said(
+            "Velia is shown on maps at about 66° 34' N, with temperatures from 153 to 20 °C.",
+            "https://en.wikipedia.org/wiki/Velia",
+            "Velia",
+        )
+    ]
+    assert extract(question, pages) is None
+    pages.append(
+        Said("Velia has a diameter of 4,212 km.", "https://en.wikipedia.org/wiki/Velia", "Velia")
+    )
+    found = extract(question, pages)
+    assert found is not None and found.answer == "4,212 km"
+    # An area asked in square kilometres takes its unit.
+    area = Said("Velia covers 8,500 km2.", "https://en.wikipedia.org/wiki/Velia", "Velia")
+    found = extract("What is the area of Velia in square kilometres?", [area])
+    assert found is not None and found.answer == "8,500 km2"
