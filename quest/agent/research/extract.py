@@ -315,7 +315,8 @@ def _names(text: str) -> list[tuple[str, int]]:
 
 def _amounts(asked: Question, shape: Shape, text: str) -> list[tuple[str, int]]:
     """The amounts of the sentence an answer could be: no day of a date, no percentage, no
-    year, and for a head count no amount with a unit of length or area."""
+    year, no angle unless one is asked for, for a head count no amount with a unit of length
+    or area, and for a length asked in a unit only an amount with a unit of length."""
     words = set(shape.words)
     counts = shape.measure == "population" or bool({"people", "inhabitants"} & words)
     angles = bool(ANGLE_WORDS & words)
@@ -350,9 +351,9 @@ def _position(text: str, offset: int) -> int:
 
 
 def owned_elsewhere(item: Said, at: int, asked: Question) -> bool:
-    """Whether an amount on a page about something else belongs to that page's subject: the
-    nearest mention before the amount of either the subject ("it", "its", its name) or of what
-    the question names is the subject's, or, with none before, the nearest after. "Earth's
+    """Whether an amount on a page about something else belongs to that page's subject: it
+    does when, of the mentions of that subject ("it", "its", its name) and of what the question
+    names, the nearest before the amount (else the nearest after it) is the subject's. "Earth's
     inner core has a radius of 1,230 km" is no radius of the Earth; "The mean diameter, 6,779
     km, of Mars is about half the Earth's" is no diameter of the Earth. A year is left alone:
     an event dates everything in it."""
