@@ -64,8 +64,9 @@ _FRACTION = re.compile(r"\s*[/\u2044]\s*\d")  # a numerator
 _SOURCE = re.compile(r"\b(?:recorded|listed|according|reported|published|cited)\s+(?:by|to)\s+$")
 _DEGREES = re.compile(r"\s?°")
 _DEGREES_BEFORE = re.compile(r"°\s*$")  # the minutes of "66° 34'"
-ANGLE_WORDS = frozenset({"degree", "degrees", "temperature", "hot", "cold"})
-ANGLE_WORDS |= {"latitude", "longitude"}
+ANGLE_WORDS = frozenset(
+    {"degree", "degrees", "temperature", "hot", "cold", "latitude", "longitude"}
+)
 _PERCENT = re.compile(r"\s?(?:%|per ?cent)")
 HEADS = frozenset({"people", "inhabitants"})
 _CHUNK = re.compile(r"[^,;:()\[\]\"“”]+")
@@ -84,9 +85,9 @@ UNIT_NAMES = {
     "km2": "square kilometres",
     "km²": "square kilometres",
 }
-LENGTH_WORDS = frozenset(UNIT_NAMES) | frozenset(UNIT_NAMES.values()) | {"kilometre", "mile"}
-LENGTH_UNITS = frozenset({"km", "kilometres", "kilometers", "m", "metres", "meters", "mi", "miles"})
-LENGTH_UNITS |= {"ft", "feet"}
+AREA_UNITS = frozenset({"km2", "km²", "square kilometres"})
+LENGTH_UNITS = (frozenset(UNIT_NAMES) | frozenset(UNIT_NAMES.values())) - AREA_UNITS
+LENGTH_WORDS = LENGTH_UNITS | {"kilometre", "mile"}  # a question's "in kilometres"
 CALENDAR = frozenset(
     {"january", "february", "march", "april", "may", "june", "july", "august", "september"}
     | {"october", "november", "december", "monday", "sunday", "bc", "bce", "ad", "ce"}
