@@ -12,14 +12,23 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
 
+from quest.rubric.binding import (
+    Binder,
+    entity_mentions,
+    relation_groups,
+    relation_ok,
+    rival_strings,
+    year_like,
+)
 from quest.rubric.citations import CitedAnswer, parse_citations, sentence_spans
 from quest.rubric.claims import judge_occurrence
+from quest.rubric.commitment import Commitment, read_commitment, same_name
 from quest.rubric.cues import Judgement
 from quest.rubric.dates import find_dates, parse_date
 from quest.rubric.documents import Document, DocumentStore, normalise_url, url_host
 from quest.rubric.judge import ChatClient, ClaimJudge
 from quest.rubric.model import Check, ParamValue
-from quest.rubric.numbers import find_numbers, number_from_param, numbers_match
+from quest.rubric.numbers import Number, find_numbers, number_from_param, numbers_match
 from quest.rubric.regex_guard import EVALUATION_SECONDS, SEARCH_SECONDS, RegexTimeout, finditer
 from quest.rubric.support import page_support
 from quest.rubric.text import MAX_SCAN, fold, fold_with_origin
@@ -36,10 +45,13 @@ class CheckContext:
     task: str = ""
     store: DocumentStore | None = None
     judge: ChatClient | None = None
+    names: frozenset[str] = frozenset()  # the tree's entity names (quest.rubric.binding)
     cited: CitedAnswer = field(init=False)
     claim_judge: ClaimJudge | None = field(init=False)
     regex_seconds: float = field(init=False, default=EVALUATION_SECONDS)  # left for this answer
     _pages: dict[str, Document | None] = field(init=False, default_factory=dict)
+    _binder: Binder | None = field(init=False, default=None)
+    _commitments: dict[bool, Commitment] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         self.cited = parse_citations(self.answer)
@@ -49,6 +61,17 @@ class CheckContext:
         if url not in self._pages:
             self._pages[url] = self.store.get(url) if self.store is not None else None
         return self._pages[url]
+
+    @property
+    def binder(self) -> Binder:
+        if self._binder is None:
+            self._binder = Binder([c.text for c in self.cited.claims], self.names)
+        return self._binder
+
+    def commitment(self, *, as_list: bool) -> Commitment:
+        if as_list not in self._commitments:
+            self._commitments[as_list] = read_commitment(self.cited.claims, as_list=as_list)
+        return self._commitments[as_list]
 
     @property
     def judge_calls(self) -> int:
@@ -94,13 +117,16 @@ def _where(url: str) -> str:
 @dataclass
 class _Search:
     """Occurrences of a value in claims, judged by quest.rubric.claims: the first one the
-    claim commits to, or every reason the others did not count."""
+    claim commits to, or every reason the others did not count. With a binder (a check with a
+    `subject`), an occurrence counts only in a live claim that states it of that subject and
+    relation (quest.rubric.binding)."""
 
     check: Check
     numeric: bool = False
+    binder: Binder | None = None
     rejected: list[tuple[Judgement, str]] = field(default_factory=list)
 
-    def commits(self, text: str, start: int, end: int) -> bool:
+    def commits(self, text: str, start: int, end: int, index: int = -1) -> bool:
         judgement = judge_occurrence(
             text,
             start,
@@ -109,9 +135,21 @@ class _Search:
             allow_list=bool(self.check.params.get("list")),
             context=_context(self.check),
         )
+        if judgement.commits and self.binder is not None and index >= 0:
+            judgement = self._bound(text, start, end, index)
         if not judgement.commits:
             self.rejected.append((judgement, text))
         return judgement.commits
+
+    def _bound(self, text: str, start: int, end: int, index: int) -> Judgement:
+        assert self.binder is not None
+        if not self.binder.live(index):
+            return Judgement("retracted", "a later sentence says the above is wrong")
+        if not relation_ok(text, start, end, _groups(self.check)):
+            return Judgement("other_relation")
+        if not self.binder.subject_of(index, start, end) & _subjects(self.check):
+            return Judgement("other_subject", str(self.check.params["subject"]))
+        return Judgement("affirmed")
 
     def failure(self, what: str) -> str:
         if not self.rejected:
@@ -134,17 +172,38 @@ _READINGS = {
     "range": "an end of a range",
     "bound": "a bound, not a value",
     "off_topic": "stated without the slot's context",
+    "retracted": "retracted",
+    "other_relation": "stated for another relation",
+    "other_subject": "stated of another subject than",
 }
 
 
 def _cue(judgement: Judgement) -> str:
-    if judgement.reading in ("listed", "off_topic") or not judgement.cue:
+    if judgement.reading == "other_subject":
+        return f" {judgement.cue}"
+    if judgement.reading in ("listed", "off_topic", "other_relation") or not judgement.cue:
         return ""
     return f' by "{judgement.cue}"'
 
 
 def _cut(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
+def _groups(check: Check) -> frozenset[str]:
+    raw = check.params.get("context") or ()
+    return relation_groups(str(c) for c in raw) if isinstance(raw, tuple) else frozenset()
+
+
+def _subjects(check: Check) -> set[str]:
+    aliases = check.params.get("subject_aliases") or ()
+    names = [check.params["subject"], *(aliases if isinstance(aliases, tuple) else ())]
+    return {fold(str(name)) for name in names}
+
+
+def _binder(check: Check, ctx: CheckContext) -> Binder | None:
+    bound = "subject" in check.params and check.params.get("scope", "answer") == "answer"
+    return ctx.binder if bound else None
 
 
 def _context(check: Check) -> tuple[tuple[str, ...], ...]:
@@ -159,37 +218,134 @@ def _find_phrase(
     phrases: tuple[str, ...], sources: list[Source], search: _Search
 ) -> tuple[str, Evidence] | None:
     folded = [(phrase, fold(phrase)) for phrase in phrases]
-    for url, text in sources:
+    for index, (url, text) in enumerate(sources):
         haystack = fold_with_origin(text)
         for phrase, needle in folded:
             for start, end in haystack.find_all(needle):
-                if search.commits(text, start, end):
+                if search.commits(text, start, end, index):
                     return phrase, Evidence(url, text)
     return None
 
 
 def _mentions(check: Check, ctx: CheckContext) -> LeafVerdict:
+    if check.params.get("committed"):
+        return _committed(check, ctx)
     sources = _sources(check, ctx)
     if isinstance(sources, str):
         return _error(check, sources)
     value = str(check.params["value"])
     aliases = check.params.get("aliases")
     phrases = (value, *(str(a) for a in aliases)) if isinstance(aliases, tuple) else (value,)
-    search = _Search(check)
+    search = _Search(check, binder=_binder(check, ctx))
     found = _find_phrase(phrases, sources, search)
     if found is None:
         return _verdict(check, False, search.failure(repr(value)))
+    rival = _rival_string(check, ctx, value, sources)
+    if rival:
+        return _verdict(check, False, rival)
     return _verdict(check, True, f"{_where(found[1].url)} states {found[0]!r}", found[1])
 
 
-def _one_of(check: Check, ctx: CheckContext) -> LeafVerdict:
-    sources = _sources(check, ctx)
-    if isinstance(sources, str):
-        return _error(check, sources)
+def _rival_string(check: Check, ctx: CheckContext, value: str, sources: list[Source]) -> str:
+    """For a check with a subject: another value the answer commits to for the same subject
+    and relation ("the capital of Australia is Sydney" beside "… is Canberra"). Rivals are the
+    check's `others` (same-kind names) or, for a three-letter code, other codes."""
+    binder = _binder(check, ctx)
+    if binder is None or check.params.get("list"):
+        return ""
+    search = _Search(check, binder=binder)
+    raw = check.params.get("others") or ()
+    others = [fold(str(name)) for name in raw] if isinstance(raw, tuple) else []
+    for index, (_, text) in enumerate(sources):
+        for start, end, _name in rival_strings(text, value, others):
+            if search.commits(text, start, end, index):
+                return _contradiction(check, text[start:end], text)
+    return ""
+
+
+def _contradiction(check: Check, rival: str, claim: str) -> str:
+    subject = check.params["subject"]
+    return (
+        f"the answer also states {rival!r} for the same fact of {subject}: "
+        f'"{_cut(claim)}" (two values for one fact earn nothing)'
+    )
+
+
+def _committed(check: Check, ctx: CheckContext) -> LeafVerdict:
+    """Identity: the answer's committed value (quest.rubric.commitment) names the value."""
+    too_long = _over_length(check, ctx)
+    if too_long:
+        return _verdict(check, False, too_long)
+    commitment = ctx.commitment(as_list=False)
+    if not commitment.committed:
+        return _verdict(check, False, f"nothing is committed: {commitment.problem}")
+    value = str(check.params["value"])
+    aliases = check.params.get("aliases")
+    names = (value, *(str(a) for a in aliases)) if isinstance(aliases, tuple) else (value,)
+    written = commitment.items[0]
+    if any(same_name(written, name) for name in names):
+        return _verdict(check, True, f"commits to {written!r}", Evidence("", commitment.line))
+    return _verdict(check, False, f"commits to {written!r}, not {value!r}")
+
+
+def _over_length(check: Check, ctx: CheckContext) -> str:
+    most = check.params.get("max_chars")
+    if isinstance(most, int) and len(ctx.answer) > most:
+        return (
+            f"the answer is {len(ctx.answer):,} characters, over the {most:,} this task "
+            "allows: bulk commits to nothing"
+        )
+    return ""
+
+
+def _committed_items(check: Check, ctx: CheckContext) -> tuple[list[str], str]:
+    """The allowed values the committed list names (each once), or why there is none."""
+    too_long = _over_length(check, ctx)
+    if too_long:
+        return [], too_long
+    commitment = ctx.commitment(as_list=True)
+    if not commitment.committed:
+        return [], f"nothing is committed: {commitment.problem}"
     values = check.params["values"]
     assert isinstance(values, tuple)
-    search = _Search(check)
-    hits = [(str(v), hit) for v in values if (hit := _find_phrase((str(v),), sources, search))]
+    hits: list[str] = []
+    for item in commitment.items:
+        match = next((str(v) for v in values if same_name(item, str(v))), None)
+        if match is not None and match not in hits:
+            hits.append(match)
+    return hits, ""
+
+
+def _entity_hits(
+    values: tuple[str, ...], sources: list[Source], search: _Search
+) -> list[tuple[str, Evidence]]:
+    """The values the claims commit to, each a whole name: where two overlap the longer is the
+    one written ("Democratic Republic of the Congo" names no "Republic of the Congo")."""
+    by_key = {fold(v): v for v in reversed(values)}
+    keys = sorted(by_key, key=len, reverse=True)
+    hits: dict[str, Evidence] = {}
+    for index, (url, text) in enumerate(sources):
+        for start, end, key in entity_mentions(text, keys):
+            if by_key[key] not in hits and search.commits(text, start, end, index):
+                hits[by_key[key]] = Evidence(url, text)
+    return [(v, hits[v]) for v in values if v in hits]
+
+
+def _one_of(check: Check, ctx: CheckContext) -> LeafVerdict:
+    if check.params.get("committed"):
+        names, problem = _committed_items(check, ctx)
+        if problem:
+            return _verdict(check, False, problem)
+        hits = [(name, Evidence("", ctx.commitment(as_list=True).line)) for name in names]
+        search = _Search(check)
+    else:
+        sources = _sources(check, ctx)
+        if isinstance(sources, str):
+            return _error(check, sources)
+        values = check.params["values"]
+        assert isinstance(values, tuple)
+        search = _Search(check)
+        hits = _entity_hits(tuple(str(v) for v in values), sources, search)
     if not hits:
         return _verdict(check, False, search.failure("none of the allowed values"))
     if check.params.get("exclusive") and len(hits) > 1:
@@ -201,20 +357,28 @@ def _one_of(check: Check, ctx: CheckContext) -> LeafVerdict:
         named = ", ".join(repr(name) for name, _ in hits)
         return _verdict(check, False, f"states {len(hits)} of the values ({named}), not {wanted}")
     names = ", ".join(repr(name) for name, _ in hits[:wanted])
-    return _verdict(check, True, f"states {names}", hits[wanted - 1][1][1])
+    return _verdict(check, True, f"states {names}", hits[wanted - 1][1])
 
 
 def _at_most(check: Check, ctx: CheckContext) -> LeafVerdict:
     """At most `most` different values stated: an answer that names every candidate to be sure
-    of the k it was asked for fails, whatever its item slots found."""
-    sources = _sources(check, ctx)
-    if isinstance(sources, str):
-        return _error(check, sources)
+    of the k it was asked for fails, whatever its item slots found. `committed`: the values of
+    the committed list are counted (and every item of it, allowed or not)."""
     values = check.params["values"]
     most = check.params["most"]
     assert isinstance(values, tuple) and isinstance(most, int)
-    search = _Search(check)
-    stated = [str(v) for v in values if _find_phrase((str(v),), sources, search)]
+    if check.params.get("committed"):
+        _, problem = _committed_items(check, ctx)
+        if problem:
+            return _verdict(check, False, problem)
+        stated = list(ctx.commitment(as_list=True).items)
+    else:
+        sources = _sources(check, ctx)
+        if isinstance(sources, str):
+            return _error(check, sources)
+        stated = [
+            v for v, _ in _entity_hits(tuple(str(v) for v in values), sources, _Search(check))
+        ]
     named = ", ".join(repr(name) for name in stated[:5]) + (" …" if len(stated) > 5 else "")
     if len(stated) > most:
         return _verdict(
@@ -238,15 +402,41 @@ def _number(check: Check, ctx: CheckContext) -> LeafVerdict:
         _float(check.params.get("tolerance_abs")),
         _float(check.params.get("tolerance_rel")),
     )
-    search = _Search(check, numeric=True)
-    for url, text in sources:
+    search = _Search(check, numeric=True, binder=_binder(check, ctx))
+    for index, (url, text) in enumerate(sources):
         for found in find_numbers(text):
             if numbers_match(found, expected, tol_abs, tol_rel) and search.commits(
-                text, found.start, found.end
+                text, found.start, found.end, index
             ):
                 stated = text[found.start : found.end]
+                rival = _rival_number(check, ctx, sources, expected, (tol_abs, tol_rel))
+                if rival:
+                    return _verdict(check, False, rival)
                 return _verdict(check, True, f"states {stated!r}", Evidence(url, text))
     return _verdict(check, False, search.failure(f"a number matching {check.params['value']}"))
+
+
+def _rival_number(
+    check: Check,
+    ctx: CheckContext,
+    sources: list[Source],
+    expected: Number,
+    tolerance: tuple[float, float],
+) -> str:
+    """For a check with a subject: another figure committed to for the same subject and
+    relation. A bare year is no rival of a figure that is not one ("… in 2019")."""
+    binder = _binder(check, ctx)
+    if binder is None:
+        return ""
+    search = _Search(check, numeric=True, binder=binder)
+    for index, (_, text) in enumerate(sources):
+        for found in find_numbers(text):
+            written = text[found.start : found.end]
+            if numbers_match(found, expected, *tolerance) or year_like(written):
+                continue
+            if search.commits(text, found.start, found.end, index):
+                return _contradiction(check, written, text)
+    return ""
 
 
 def _float(value: ParamValue) -> float:
@@ -345,8 +535,9 @@ def _source_supports(check: Check, ctx: CheckContext) -> LeafVerdict:
     if ctx.store is None:
         return _error(check, "no document store configured to read cited pages")
     value = check.params["value"]
-    search = _Search(check, numeric=not isinstance(value, str))
-    committing = [c for c in ctx.cited.claims if _states(value, c.text, search)]
+    search = _Search(check, numeric=not isinstance(value, str), binder=_binder(check, ctx))
+    claims = ctx.cited.claims
+    committing = [c for i, c in enumerate(claims) if _states(value, c.text, search, i)]
     if not committing:
         return _verdict(check, False, search.failure(repr(value)))
     cited = [c for c in committing if c.urls]
@@ -368,14 +559,15 @@ def _source_supports(check: Check, ctx: CheckContext) -> LeafVerdict:
     return _verdict(check, False, f"no cited page states {value!r}: " + "; ".join(notes))
 
 
-def _states(value: ParamValue, text: str, search: _Search) -> bool:
+def _states(value: ParamValue, text: str, search: _Search, index: int) -> bool:
     if isinstance(value, str):
         return any(
-            search.commits(text, a, b) for a, b in fold_with_origin(text).find_all(fold(value))
+            search.commits(text, a, b, index)
+            for a, b in fold_with_origin(text).find_all(fold(value))
         )
     expected = number_from_param(value)
     return expected is not None and any(
-        numbers_match(n, expected, 0.0, 0.0) and search.commits(text, n.start, n.end)
+        numbers_match(n, expected, 0.0, 0.0) and search.commits(text, n.start, n.end, index)
         for n in find_numbers(text)
     )
 

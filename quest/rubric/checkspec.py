@@ -19,7 +19,14 @@ in Python gets the same scrutiny as one imported from JSON.
 
 SLOT is how a value must be stated to count (quest.rubric.claims): list?: bool (an item of a
 list counts, for the k-th item of "find k items"), context?: [str] (the value's clause must
-also say one of these, e.g. ["capital"] for "the capital is Canberra").
+also say one of these, e.g. ["capital"] for "the capital is Canberra"), subject?: str and
+subject_aliases?: [str] (the value must be stated of this subject, for the context's relation,
+and no other value for them: quest.rubric.binding), others?: [str] (more names the answer may
+be about, beside the tree's own values, so that a fact about them is told apart).
+
+COMMITTED (mentions, one_of, at_most): committed?: bool (read only the answer's final
+"Exact answer:" line, quest.rubric.commitment), max_chars?: int (a longer answer commits to
+nothing).
 """
 
 from __future__ import annotations
@@ -65,6 +72,11 @@ def _count(value: ParamValue) -> str | None:
     return None if ok else f"must be a whole number from 1 to {MAX_COUNT}"
 
 
+def _length(value: ParamValue) -> str | None:
+    ok = isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_LENGTH
+    return None if ok else f"must be a whole number of characters from 1 to {MAX_LENGTH:,}"
+
+
 def _tolerance(value: ParamValue) -> str | None:
     ok = (
         isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value < float("inf")
@@ -99,7 +111,18 @@ def _urls(value: ParamValue) -> str | None:
     return f"must be http(s) URLs, got {bad[0][:80]!r}" if bad else None
 
 
-_SLOT: dict[str, tuple[ParamRule, bool]] = {"list": (_bool, False), "context": (_texts, False)}
+MAX_LENGTH = 10_000_000  # characters: a limit on an answer's length
+_SLOT: dict[str, tuple[ParamRule, bool]] = {
+    "list": (_bool, False),
+    "context": (_texts, False),
+    "subject": (_text, False),
+    "subject_aliases": (_texts, False),
+    "others": (_texts, False),
+}
+_COMMITTED: dict[str, tuple[ParamRule, bool]] = {
+    "committed": (_bool, False),
+    "max_chars": (_length, False),
+}
 
 # kind -> param -> (rule, required)
 SPECS: dict[str, dict[str, tuple[ParamRule, bool]]] = {
@@ -108,6 +131,7 @@ SPECS: dict[str, dict[str, tuple[ParamRule, bool]]] = {
         "aliases": (_texts, False),
         "scope": (_scope, False),
         **_SLOT,
+        **_COMMITTED,
     },
     "one_of": {
         "values": (_nonempty_texts, True),
@@ -115,8 +139,14 @@ SPECS: dict[str, dict[str, tuple[ParamRule, bool]]] = {
         "at_least": (_count, False),
         "scope": (_scope, False),
         **_SLOT,
+        **_COMMITTED,
     },
-    "at_most": {"values": (_nonempty_texts, True), "most": (_count, True), **_SLOT},
+    "at_most": {
+        "values": (_nonempty_texts, True),
+        "most": (_count, True),
+        **_SLOT,
+        **_COMMITTED,
+    },
     "number": {
         "value": (_number, True),
         "tolerance_abs": (_tolerance, False),

@@ -23,6 +23,9 @@ Reading: TypeAlias = Literal[
     "range",
     "bound",
     "off_topic",
+    "retracted",
+    "other_relation",
+    "other_subject",
 ]
 
 TOKEN = re.compile(

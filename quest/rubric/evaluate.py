@@ -3,6 +3,7 @@ preconditions, so leaves whose outcome can no longer matter are skipped without 
 
 from __future__ import annotations
 
+from quest.rubric.binding import tree_names
 from quest.rubric.checks import CheckContext, run_check
 from quest.rubric.documents import DocumentStore
 from quest.rubric.judge import ChatClient
@@ -25,13 +26,26 @@ def evaluate(
     judge configured get an `error` verdict ("no judge configured"), so the report says it is
     incomplete rather than scoring them as failures."""
     compiled = tree if isinstance(tree, CompiledTree) else compile_tree(tree)
-    ctx = CheckContext(
+    ctx = check_context(compiled, answer, store, judge, task=task)
+    return compiled.score(leaf_verdicts(compiled, ctx))
+
+
+def check_context(
+    compiled: CompiledTree,
+    answer: str,
+    store: DocumentStore | None = None,
+    judge: ChatClient | None = None,
+    *,
+    task: str | None = None,
+) -> CheckContext:
+    """What the checks of `compiled` read for `answer`, with the tree's names for binding."""
+    return CheckContext(
         answer=answer,
         task=compiled.tree.task_description if task is None else task,
         store=store,
         judge=judge,
+        names=tree_names(leaf.check for leaf in compiled.tree.leaves() if leaf.check),
     )
-    return compiled.score(leaf_verdicts(compiled, ctx))
 
 
 def leaf_verdicts(compiled: CompiledTree, ctx: CheckContext) -> dict[str, LeafVerdict]:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from quest.corpus.text import listing, number
 from quest.synthesis.facts import (
-    BORDER_WORDS,
+    EXACT_ASK,
     LARGEST_WORDS,
     Draft,
     Fact,
@@ -26,6 +26,7 @@ from quest.synthesis.facts import (
     group,
     largest_city_fact,
     leaf,
+    oracle,
     population_fact,
 )
 from quest.synthesis.kg import Country
@@ -126,7 +127,11 @@ def _chain_from(
             {
                 "kind": "mentions",
                 "value": country.name,
-                "context": BORDER_WORDS + LARGEST_WORDS,
+                "context": LARGEST_WORDS,
+                "subject": before.name,
+                "others": sorted(
+                    n.name for n in synth.kg.neighbours(before) if n.name != country.name
+                ),
             },
             True,
         )
@@ -140,7 +145,20 @@ def _chain_from(
             f"Hop {index}: the most populous neighbour of {before.name}, {country.name}",
             [*children, node],
         )
-    root = group("root", "", [node], strategy="sequential")
+    # The city the chain ends on is the committed answer: an answer that commits to none, or
+    # to another, earns nothing for the hops it wrote out (quest.rubric.commitment).
+    final = leaf(
+        "answer",
+        f"The answer commits to {city.name} as the city the chain ends on",
+        {
+            "kind": "mentions",
+            "value": city.name,
+            "committed": True,
+            "others": sorted({c.name for c in last.largest_cities} - {city.name}),
+        },
+        True,
+    )
+    root = group("root", "", [final, node], strategy="sequential")
     for index, (_, country) in enumerate(steps, start=1):
         before = path[index - 1]
         facts.append(
@@ -183,6 +201,10 @@ def _chain_from(
         "reference_urls": [last.url, city.url],
     }
     alt = list(reversed(facts))
+    distractors = sorted(
+        {c.name for hop in path for c in hop.largest_cities} - {city.name}
+        | ({last.capital} - {city.name} if last.capital else set())
+    )
     return Draft(
         "chain",
         question,
@@ -192,6 +214,11 @@ def _chain_from(
         (*tuple(c.iso for c in path), city_kind),
         [alt],
         subjects=tuple(c.iso for c in path),
+        exact=city.name,
+        oracle={
+            **oracle("chain", [city.name], [f for f in facts if f.check], distractors),
+            "path": [c.name for c in path],
+        },
     )
 
 
@@ -235,5 +262,5 @@ def _chain_question(
         parts.append(
             f"For the first neighbour you found, also give {listing([f.ask for f in extras])}."
         )
-    parts.append("Cite a page for every fact.")
+    parts.append("Cite a page for every fact." + EXACT_ASK.format(what="<city>"))
     return " ".join(parts)

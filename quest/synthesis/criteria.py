@@ -16,10 +16,9 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from quest.rubric.checks import CheckContext
 from quest.rubric.citations import parse_citations
 from quest.rubric.documents import DocumentStore
-from quest.rubric.evaluate import leaf_verdicts
+from quest.rubric.evaluate import check_context, leaf_verdicts
 from quest.rubric.importers import import_canonical
 from quest.rubric.judge import ChatClient, json_object
 from quest.rubric.relative import (
@@ -70,7 +69,7 @@ def _coverage(
     answer: str,
     pages: DocumentStore | None,
 ) -> list[float]:
-    verdicts = leaf_verdicts(compiled, CheckContext(answer, question, pages))
+    verdicts = leaf_verdicts(compiled, check_context(compiled, answer, pages, task=question))
     cited = {c.url for c in parse_citations(answer).citations}
     scores = []
     for leaf_id in ids:

@@ -19,6 +19,7 @@ from quest.rubric.ids import slugify
 from quest.synthesis.kg import City, Country, KnowledgeGraph
 
 POPULATION_WORDS = ["population", "people", "inhabitants", "residents"]
+AREA_WORDS = ["area", "square kilometres", "square kilometers", "km²"]
 CAPITAL_WORDS = ["capital"]
 LARGEST_WORDS = ["largest", "biggest", "most populous"]
 BORDER_WORDS = [
@@ -31,6 +32,11 @@ BORDER_WORDS = [
     "neighbors",
 ]
 SENTENCE_BREAK = "\n"  # between the sentences of one fact, each cited
+EXACT_LABEL = "Exact answer:"  # the committed answer's line (quest.rubric.commitment)
+# The committed answer's form, asked at the end of every question.
+EXACT_ASK = " End your answer with the line 'Exact answer: {what}'."
+LENGTH_FACTOR = 8
+MIN_CHARS = 6_000
 
 
 class Unbuildable(Exception):
@@ -62,6 +68,9 @@ class Draft:
     alternatives: list[list[Fact]] = field(default_factory=list)  # other valid answers
     notes: list[str] = field(default_factory=list)
     subjects: tuple[str, ...] = ()  # the countries it is about (ISO codes)
+    exact: str = ""  # the committed answer a reference writes ("Exact answer: …")
+    # The ground truth the red-team's oracle reads (quest.synthesis.oracle).
+    oracle: dict[str, Any] = field(default_factory=dict)
 
 
 # ---------------------------------------------------------------- facts about one country
@@ -71,10 +80,21 @@ def capital_fact(c: Country) -> Fact:
         c.name,
         "its capital",
         f"The capital of {c.name}, {c.capital}, is given",
-        {"kind": "mentions", "value": c.capital, "context": CAPITAL_WORDS},
+        {
+            "kind": "mentions",
+            "value": c.capital,
+            "context": CAPITAL_WORDS,
+            "subject": c.name,
+            "others": _other_cities(c, c.capital),
+        },
         f"The capital of {c.name} is {c.capital}",
         c.url,
-        {"kind": "source_supports", "value": c.capital, "context": CAPITAL_WORDS},
+        {
+            "kind": "source_supports",
+            "value": c.capital,
+            "context": CAPITAL_WORDS,
+            "subject": c.name,
+        },
         alt_url=c.ci_url if c.ci_capital == c.capital and c.ci_name == c.name else "",
     )
 
@@ -90,10 +110,16 @@ def population_fact(c: Country) -> Fact:
             "value": c.population,
             "tolerance_rel": 0.01,
             "context": POPULATION_WORDS,
+            "subject": c.name,
         },
         f"The population of {c.name} is {c.population_text()} according to GeoNames",
         c.url,
-        {"kind": "source_supports", "value": c.population},
+        {
+            "kind": "source_supports",
+            "value": c.population,
+            "context": POPULATION_WORDS,
+            "subject": c.name,
+        },
     )
 
 
@@ -103,10 +129,16 @@ def area_fact(c: Country) -> Fact:
         c.name,
         "its area in square kilometres according to GeoNames",
         f"{c.name}'s GeoNames area, {c.area_text()} km², is given",
-        {"kind": "number", "value": c.area, "tolerance_rel": 0.01, "context": ["area"]},
+        {
+            "kind": "number",
+            "value": c.area,
+            "tolerance_rel": 0.01,
+            "context": AREA_WORDS,
+            "subject": c.name,
+        },
         f"The area of {c.name} is {c.area_text()} square kilometres according to GeoNames",
         c.url,
-        {"kind": "source_supports", "value": c.area},
+        {"kind": "source_supports", "value": c.area, "context": AREA_WORDS, "subject": c.name},
     )
 
 
@@ -116,10 +148,20 @@ def currency_fact(c: Country) -> Fact:
         c.name,
         "the ISO code of its currency",
         f"{c.name}'s currency code, {c.currency_code}, is given",
-        {"kind": "mentions", "value": c.currency_code, "context": ["currency"]},
+        {
+            "kind": "mentions",
+            "value": c.currency_code,
+            "context": ["currency"],
+            "subject": c.name,
+        },
         f"The currency of {c.name} is {c.currency_code}",
         c.url,
-        {"kind": "source_supports", "value": c.currency_code, "context": ["currency"]},
+        {
+            "kind": "source_supports",
+            "value": c.currency_code,
+            "context": ["currency"],
+            "subject": c.name,
+        },
     )
 
 
@@ -131,10 +173,21 @@ def largest_city_fact(c: Country) -> Fact:
         c.name,
         "its largest city as listed by GeoNames",
         f"{city.name} is named as {c.name}'s largest city",
-        {"kind": "mentions", "value": city.name, "context": LARGEST_WORDS},
+        {
+            "kind": "mentions",
+            "value": city.name,
+            "context": LARGEST_WORDS,
+            "subject": c.name,
+            "others": _other_cities(c, city.name),
+        },
         f"The largest city of {c.name} listed by GeoNames is {city.name}",
         c.url,
-        {"kind": "source_supports", "value": city.name, "context": LARGEST_WORDS},
+        {
+            "kind": "source_supports",
+            "value": city.name,
+            "context": LARGEST_WORDS,
+            "subject": c.name,
+        },
     )
 
 
@@ -150,10 +203,16 @@ def city_population_fact(city: City, role: str) -> Fact:
             "value": city.population,
             "tolerance_rel": 0.01,
             "context": POPULATION_WORDS,
+            "subject": city.name,
         },
         f"GeoNames records a population of {text} for {city.name}",
         city.url,
-        {"kind": "source_supports", "value": city.population},
+        {
+            "kind": "source_supports",
+            "value": city.population,
+            "context": POPULATION_WORDS,
+            "subject": city.name,
+        },
     )
 
 
@@ -167,18 +226,38 @@ def neighbours_fact(kg: KnowledgeGraph, c: Country) -> Fact:
         {},
         f"{c.name} borders {listing(names)}",
         c.url,
-        {"kind": "source_supports", "value": names[0], "list": True, "context": BORDER_WORDS},
+        {
+            "kind": "source_supports",
+            "value": names[0],
+            "list": True,
+            "context": BORDER_WORDS,
+            "subject": c.name,
+        },
     )
     fact.leaves = [
         {
             "id": f"borders_{slugify(n)}",
             "description": f"{n} is named as a neighbour",
             "critical": False,
-            "check": {"kind": "mentions", "value": n, "list": True, "context": BORDER_WORDS},
+            "check": {
+                "kind": "mentions",
+                "value": n,
+                "list": True,
+                "context": BORDER_WORDS,
+                "subject": c.name,
+            },
         }
         for n in names
     ]
     return fact
+
+
+def _other_cities(c: Country, name: str) -> list[str]:
+    """The country's other named cities: what a wrong capital or largest city would be."""
+    cities = [city.name for city in c.largest_cities]
+    if c.capital:
+        cities.append(c.capital)
+    return sorted({city for city in cities if city != name})
 
 
 def country_facts(kg: KnowledgeGraph, c: Country) -> list[Callable[[], Fact]]:
@@ -240,8 +319,10 @@ def fact_leaves(fact: Fact, prefix: str, *, sources: bool) -> list[dict[str, Any
     return out
 
 
-def write_answer(facts: Sequence[Fact], *, alt: bool = False) -> str:
-    """Markdown: one sentence per fact with a numbered citation, then the reference list."""
+def write_answer(facts: Sequence[Fact], *, alt: bool = False, exact: str = "") -> str:
+    """Markdown: one sentence per fact with a numbered citation, then the committed answer's
+    line `Exact answer: …` (quest.rubric.commitment) when `exact` is given, then the
+    reference list."""
     refs: list[str] = []
     lines = []
     for fact in facts:
@@ -254,8 +335,32 @@ def write_answer(facts: Sequence[Fact], *, alt: bool = False) -> str:
         for sentence in fact.sentence.split(SENTENCE_BREAK):
             lines.append(f"{sentence} [{refs.index(url) + 1}].")
     body = " ".join(lines)
+    if exact:
+        body = f"{body}\n\n{EXACT_LABEL} {exact}"
     listed = "\n".join(f"[{i}] {url}" for i, url in enumerate(refs, start=1))
     return f"{body}\n\n{listed}" if refs else body
+
+
+def max_chars(reference: str) -> int:
+    """The longest answer an identity leaf accepts: LENGTH_FACTOR times the reference answer,
+    at least MIN_CHARS. A dossier of every candidate's facts is never the best strategy."""
+    return max(MIN_CHARS, LENGTH_FACTOR * len(reference))
+
+
+def oracle(
+    family: str, answers: Sequence[str], facts: Sequence[Fact], distractors: Sequence[str]
+) -> dict[str, Any]:
+    """The ground truth of a task for the red-team's oracle (quest.synthesis.oracle)."""
+    return {
+        "family": family,
+        "answers": list(answers),
+        "facts": [
+            {"subject": f.subject, "relation": f.key, "value": f.check.get("value")}
+            for f in facts
+            if f.check.get("value") is not None
+        ],
+        "distractors": list(distractors),
+    }
 
 
 NUMBER_WORDS = [

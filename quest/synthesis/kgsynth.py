@@ -30,6 +30,7 @@ from collections.abc import Callable, Sequence
 from quest.corpus.text import listing, number
 from quest.synthesis.chains import chain_draft
 from quest.synthesis.facts import (
+    EXACT_ASK,
     SENTENCE_BREAK,
     Draft,
     Fact,
@@ -39,6 +40,7 @@ from quest.synthesis.facts import (
     fact_leaves,
     group,
     leaf,
+    oracle,
 )
 from quest.synthesis.kg import Country, KnowledgeGraph, agrees, robust_threshold
 from quest.synthesis.seeds import CATEGORY_OF, class_shape
@@ -131,10 +133,11 @@ class KGSynthesizer:
         if len(facts) < want:
             raise Unbuildable(f"{target.name}: only {len(facts)} supported facts, {want} needed")
         clues, _ = self._identify(target, rng)
+        rivals = self._rivals(target)
         identity = leaf(
             "identity",
-            f"{target.name} is identified as the country",
-            {"kind": "mentions", "value": target.name},
+            f"The answer commits to {target.name} as the country",
+            {"kind": "mentions", "value": target.name, "committed": True, "others": rivals},
             True,
         )
         sources = not (breadth == 1 and depth == 1)
@@ -159,6 +162,7 @@ class KGSynthesizer:
                 )
             )
             + " Cite the pages you used."
+            + EXACT_ASK.format(what="<country>")
         )
         root = group("root", question, children, strategy="sequential" if depth > 1 else "parallel")
         ident = Fact(
@@ -190,7 +194,17 @@ class KGSynthesizer:
             (target.iso, *sorted(f.key for f in facts)),
             [alt],
             subjects=(target.iso,),
+            exact=target.name,
+            oracle=oracle("lookup", [target.name], facts, rivals),
         )
+
+    def _rivals(self, target: Country) -> list[str]:
+        """The countries an answer could confuse with `target`: the others of its continent
+        and its neighbours (the names binding tells apart, quest.rubric.binding)."""
+        near = {c.name for c in self.kg.countries.values() if c.continent == target.continent}
+        near.update(n.name for n in self.kg.neighbours(target))
+        near.discard(target.name)
+        return sorted(near)
 
     def _facts_ok(self, builder: Callable[[], Fact]) -> bool:
         fact = builder()
@@ -302,20 +316,24 @@ class KGSynthesizer:
         facts = [self._member_fact(c, continent, phrase) for c in chosen]
         noun = "country" if k == 1 else "countries"
         count = count_word(k)
-        question = rng.choice(
-            (
-                f"Name {count} {noun} in {continent} that {phrase}.",
-                f"Find {count} {noun} located in {continent} that {phrase}.",
-                f"List {count} {noun} of {continent} that {phrase}.",
+        question = (
+            rng.choice(
+                (
+                    f"Name {count} {noun} in {continent} that {phrase}.",
+                    f"Find {count} {noun} located in {continent} that {phrase}.",
+                    f"List {count} {noun} of {continent} that {phrase}.",
+                )
             )
-        ) + rng.choice((" Cite a page for each.", " Support each with a cited page."))
+            + rng.choice((" Cite a page for each.", " Support each with a cited page."))
+            + EXACT_ASK.format(what=_list_shape(k))
+        )
         slots = []
         for i in range(1, k + 1):
             # Inside its group the slot is critical: a citation alone earns nothing.
             slot = leaf(
                 f"item_{i}",
                 f"Item {i}: a country in {continent} that {phrase}",
-                {"kind": "one_of", "values": names, "list": True, "at_least": i},
+                {"kind": "one_of", "values": names, "committed": True, "at_least": i},
                 depth > 1,
             )
             if depth == 1:
@@ -364,6 +382,16 @@ class KGSynthesizer:
             alternatives,
             [f"{len(valid)} valid countries for {k} slots"],
             subjects=tuple(c.iso for c in chosen),
+            exact="; ".join(c.name for c in chosen),
+            oracle={
+                **oracle("find_k", names, [], self._rivals(chosen[0])),
+                "k": k,
+                "distractors": sorted(
+                    c.name
+                    for c in self.kg.countries.values()
+                    if c.continent == continent and c.name not in names
+                ),
+            },
         )
 
     def _not_padded(self, continent: str, phrase: str, k: int) -> dict[str, object]:
@@ -380,8 +408,8 @@ class KGSynthesizer:
         most = k + PADDING
         return leaf(
             "not_padded",
-            f"At most {most} countries of {continent} are named: a list of them all earns nothing",
-            {"kind": "at_most", "values": candidates, "most": most, "list": True},
+            f"At most {most} countries are committed to: a list of them all earns nothing",
+            {"kind": "at_most", "values": candidates, "most": most, "committed": True},
             True,
         )
 
@@ -463,6 +491,10 @@ def _uses(code: str, c: Country) -> bool:
 
 def _neighbour_count(count: int, c: Country) -> bool:
     return len(c.neighbours) == count
+
+
+def _list_shape(k: int) -> str:
+    return "; ".join(["<country>"] * min(k, 3)) + ("; …" if k > 3 else "")
 
 
 def _frame(subcategory: str, question: str, rng: random.Random) -> str:

@@ -21,7 +21,7 @@ from quest.rubric.stats import tree_stats
 from quest.search.encoder import Encoder
 from quest.synthesis import funnel, proposer
 from quest.synthesis.batch import MAX_TRIES, Batch, base_provenance, empty_record
-from quest.synthesis.facts import Draft, Unbuildable, write_answer
+from quest.synthesis.facts import Draft, Fact, Unbuildable, max_chars, write_answer
 from quest.synthesis.kgsynth import GENERATOR, SUBCATEGORIES, KGSynthesizer, category_of
 from quest.synthesis.model import BatchSpec, Candidate, Stage, SynthesisError
 from quest.synthesis.open_candidates import open_candidate
@@ -153,7 +153,7 @@ def _kg_candidate(
         return Candidate(index, empty_record(subcategory, provenance), (stage,), target)
     record = task_record(draft, subcategory, provenance)
     alternatives = [
-        (_alternative_label(draft), write_answer(alt, alt=True)) for alt in draft.alternatives
+        (_alternative_label(draft), alternative_answer(draft, alt)) for alt in draft.alternatives
     ]
     stages = _funnel(batch, record, target, alternatives, draft.entities, draft.subjects)
     return Candidate(index, record, tuple(stages), target)
@@ -275,6 +275,8 @@ def _funnel(
 
 
 def task_record(draft: Draft, subcategory: str, provenance: dict[str, Any]) -> dict[str, Any]:
+    reference = write_answer(draft.facts, exact=draft.exact)
+    _limit_length(draft.tree_root, max_chars(reference))
     rubric = {
         "format": FORMAT,
         "scoring": "quest",
@@ -290,7 +292,8 @@ def task_record(draft: Draft, subcategory: str, provenance: dict[str, Any]) -> d
         "complexity": stats["complexity"],
         "rubric": rubric,
         "solution": draft.solution,
-        "reference_answer": write_answer(draft.facts),
+        "reference_answer": reference,
+        "oracle": draft.oracle,
         "provenance": {
             **provenance,
             "family": draft.family,
@@ -298,6 +301,22 @@ def task_record(draft: Draft, subcategory: str, provenance: dict[str, Any]) -> d
             "notes": draft.notes,
         },
     }
+
+
+def _limit_length(node: dict[str, Any], most: int) -> None:
+    """Every committed check of the tree refuses an answer longer than `most` characters."""
+    check = node.get("check")
+    if isinstance(check, dict) and check.get("committed"):
+        check["max_chars"] = most
+    for child in node.get("children", ()):
+        _limit_length(child, most)
+
+
+def alternative_answer(draft: Draft, facts: list[Fact]) -> str:
+    """Another valid answer, citing countryinfo where it states the same facts; a find-k
+    alternative commits to its own countries."""
+    exact = "; ".join(f.subject for f in facts) if draft.family == "find_k" else draft.exact
+    return write_answer(facts, alt=True, exact=exact)
 
 
 def _alternative_label(draft: Draft) -> str:

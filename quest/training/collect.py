@@ -26,10 +26,9 @@ from typing import Any
 from quest.agent.budgets import Budgets
 from quest.agent.loop import RunResult
 from quest.rewards import final_answer
-from quest.rubric.checks import CheckContext
 from quest.rubric.documents import DocumentStore
 from quest.rubric.errors import RubricError
-from quest.rubric.evaluate import leaf_verdicts
+from quest.rubric.evaluate import check_context, leaf_verdicts
 from quest.rubric.judge import ChatClient
 from quest.rubric.reward import Reward
 from quest.tools.toolbox import Toolbox
@@ -190,9 +189,7 @@ def failed_leaves(
     """The descriptions of the leaves `answer` fails, in the tree's order. Leaves a check could
     not decide (no judge) or skipped by a precondition are not failures and are not named."""
     compiled = task.compiled
-    context = CheckContext(
-        answer=answer, task=compiled.tree.task_description, store=store, judge=judge
-    )
+    context = check_context(compiled, answer, store, judge)
     try:
         verdicts = leaf_verdicts(compiled, context)
     except RubricError:  # the verifier cannot run: there is nothing to say about the answer

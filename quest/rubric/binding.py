@@ -1,0 +1,175 @@
+"""Claims bound to their subject and relation: whose fact a value is, and which fact.
+
+A check with a `subject` (quest.rubric.checkspec) counts a value only where the answer states it
+as that relation *of that subject*, and fails when the answer also states another value for the
+same subject and relation. Three rules, all about position, none about a particular wording:
+
+- **Relation**: a value belongs to the relation word nearest to it in its clause (falling back to
+  its sentence): "an area of 24,992,369 square kilometres and a population of 7,686,850" gives
+  the first figure to *area* and the second to *population*. Relation words come in groups
+  (population / people / inhabitants …; area / square kilometres …); the check's `context`
+  names the groups it accepts.
+- **Subject**: the names an answer can be about are the tree's own (every value, subject and
+  `others` name of its checks). A value's subject is the first name of its sentence or the name
+  nearest to it (the value's own name aside); a sentence that names none continues the subject
+  of the sentence before ("Its population is …"). Facts about another entity earn nothing.
+- **One value**: every other value the answer commits to for the same subject and relation is a
+  contradiction, and the leaf fails ("the population of Australia is 24,992,369 … its
+  population is 7,686,850"). A sentence that denies without naming anything ("All of the above
+  is wrong") retracts every claim before it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from quest.rubric.claims import clause_spans
+from quest.rubric.commitment import denies
+from quest.rubric.cues import tokens
+from quest.rubric.model import Check
+from quest.rubric.numbers import find_numbers
+from quest.rubric.text import fold, fold_with_origin
+
+RELATION_GROUPS: dict[str, tuple[str, ...]] = {
+    "population": ("population", "people", "inhabitants", "residents", "populated"),
+    "area": ("area", "square", "km", "km2", "sq", "kilometres", "kilometers", "hectares"),
+    "capital": ("capital",),
+    "currency": ("currency", "currencies"),
+    "largest": ("largest", "biggest", "populous"),
+    "border": (
+        "border",
+        "borders",
+        "bordering",
+        "bordered",
+        "neighbour",
+        "neighbours",
+        "neighbor",
+        "neighbors",
+        "neighbouring",
+        "neighboring",
+    ),
+    "elevation": ("elevation", "altitude", "height", "tall"),
+}
+_GROUP_OF = {word: group for group, words in RELATION_GROUPS.items() for word in words}
+_CODE = re.compile(r"^[A-Z]{3}$")
+_CODES = re.compile(r"\b[A-Z]{3}\b")
+_YEAR = re.compile(r"^\d{4}$")
+
+Span = tuple[int, int, str]  # (start, end, folded name)
+
+
+def relation_groups(context: Iterable[str]) -> frozenset[str]:
+    """The relation groups a check's context words name (a word of no group is its own)."""
+    groups = set()
+    for phrase in context:
+        for word in fold(phrase).split():
+            groups.add(_GROUP_OF.get(word, f"word:{word}"))
+    return frozenset(groups)
+
+
+def relation_ok(text: str, start: int, end: int, groups: frozenset[str]) -> bool:
+    """The relation word nearest the value (in its clause, else its sentence) is one of
+    `groups`; a value with no relation word near it, or a check that names no relation, is
+    left to the check's context rule."""
+    toks = tokens(text)
+    inside = [i for i, t in enumerate(toks) if t.start < end and t.end > start]
+    if not inside or not groups:
+        return True
+    first, last = inside[0], inside[-1]
+    cues = [(i, _GROUP_OF[t.word]) for i, t in enumerate(toks) if t.word in _GROUP_OF]
+    cues = [(i, g) for i, g in cues if not first <= i <= last]
+    if not cues:
+        return True
+    clause = next(((a, b) for a, b in clause_spans(text) if a <= start < b + 1), None)
+    if clause is not None:
+        local = [(i, g) for i, g in cues if clause[0] <= toks[i].start < clause[1]]
+        cues = local or cues
+    distance = [(min(abs(i - first), abs(i - last)), g) for i, g in cues]
+    nearest = min(d for d, _ in distance)
+    return any(g in groups for d, g in distance if d == nearest)
+
+
+@dataclass
+class Binder:
+    """Per answer: the tree's names found in each claim, and the subject each claim carries."""
+
+    claims: Sequence[str]
+    names: Iterable[str]
+    mentions: list[list[Span]] = field(init=False)
+    topics: list[str] = field(init=False)  # the subject a claim continues ("" for none yet)
+    start: int = field(init=False)  # claims before this one are retracted
+
+    def __post_init__(self) -> None:
+        keys = sorted({k for name in self.names if (k := fold(name))}, key=len, reverse=True)
+        self.mentions = [entity_mentions(text, keys) for text in self.claims]
+        self.topics = []
+        topic = ""
+        for found in self.mentions:
+            self.topics.append(topic)
+            topic = found[0][2] if found else topic
+        self.start = 0
+        for index, text in enumerate(self.claims):
+            if denies(text) and not self.mentions[index] and not find_numbers(text):
+                self.start = index + 1
+
+    def live(self, index: int) -> bool:
+        return index >= self.start
+
+    def subject_of(self, index: int, start: int, end: int) -> set[str]:
+        """The folded names a value at text[start:end] of claim `index` may be about."""
+        spans = [m for m in self.mentions[index] if m[1] <= start or m[0] >= end]
+        if not spans:
+            return {self.topics[index]} if self.topics[index] else set()
+        nearest = min(spans, key=lambda m: m[0] - end if m[0] >= end else start - m[1])
+        return {spans[0][2], nearest[2]}
+
+    def names_in(self, index: int) -> list[Span]:
+        return self.mentions[index]
+
+
+def entity_mentions(text: str, keys: Sequence[str]) -> list[Span]:
+    """Whole-word mentions of the names, longest first where they overlap ("South Sudan" is
+    one mention, not also "Sudan")."""
+    if not keys:
+        return []
+    folded = fold_with_origin(text)
+    found = [(a, b, key) for key in keys for a, b in folded.find_all(key)]
+    found.sort(key=lambda m: (m[0], -(m[1] - m[0])))
+    kept: list[Span] = []
+    for span in found:
+        if kept and span[0] < kept[-1][1]:
+            continue
+        kept.append(span)
+    return kept
+
+
+def rival_strings(text: str, value: str, others: Sequence[str]) -> list[Span]:
+    """Other values of the same kind as `value` in a claim: the folded names `others`, or
+    other three-letter codes for a code ("AUD" against "USD")."""
+    if _CODE.match(value):
+        return [(m.start(), m.end(), m[0]) for m in _CODES.finditer(text) if m[0] != value]
+    key = fold(value)
+    return [m for m in entity_mentions(text, [n for n in others if n != key]) if m[2] != key]
+
+
+def tree_names(checks: Iterable[Check]) -> frozenset[str]:
+    """Every name a tree's checks give (values, subjects, others), folded: what an answer's
+    sentences can be about."""
+    names: set[str] = set()
+    for check in checks:
+        for key in ("value", "subject"):
+            raw = check.params.get(key)
+            if isinstance(raw, str) and check.kind in ("mentions", "source_supports", "number"):
+                names.add(fold(raw))
+        for key in ("values", "subject_aliases", "others", "aliases"):
+            raw = check.params.get(key)
+            if isinstance(raw, tuple):
+                names.update(fold(str(v)) for v in raw)
+    names.discard("")
+    return frozenset(names)
+
+
+def year_like(text: str) -> bool:
+    return bool(_YEAR.match(text)) and 1000 <= int(text) <= 2100

@@ -1,0 +1,157 @@
+"""The committed answer: what an objective task's answer says its answer is, and nothing else.
+
+The task asks for the answer in one checkable form: the answer's **last line of prose** reads
+`Exact answer: <value>` (the convention of BrowseComp; bold or italic label allowed, only a
+reference list may follow it). For a "find k items" task the value lists the items separated
+by ";" (commas too when no ";" is written). Identity leaves (`committed: true` on `mentions`,
+`one_of` and `at_most`) read this value only, never a mention anywhere else, so a dossier of
+every candidate's facts, a comparison with the right entity or a hedge over neighbours commits
+to nothing.
+
+Nothing is committed when:
+- there is no `Exact answer:` line, or it is not the last line of prose (a retraction after it);
+- two `Exact answer:` lines give different values;
+- the value asks, hedges or negates ("Is it X?", "X or Y", "one of", "probably X", "not X");
+- a claim of the answer denies the committed value ("X is wrong", "forget X", "X (false)");
+- the answer is longer than the check's `max_chars` (bulk is no answer: see quest.rubric.checks).
+
+Struck-out text (`~~X~~`, `<del>`, `<s>`) is no prose (quest.rubric.citations), so it is never
+committed to. Values are compared as whole names after folding (case, accents, punctuation, a
+leading "the" and a trailing parenthesis): "Sudan" is not "South Sudan".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from quest.rubric.citations import Claim
+from quest.rubric.text import fold, word_set
+
+LABEL = re.compile(r"^\W*exact\s+answer\W*?:\W*", re.IGNORECASE)
+_MARKUP = re.compile(r"[*_`\"\u201c\u201d\u2018\u2019]+")
+_TRAILING_BRACKET = re.compile(r"\s*\([^()]*\)\s*$")
+# Words that make a value something other than one committed answer.
+_HEDGES = word_set(
+    """or either maybe perhaps probably possibly likely unlikely unsure unknown uncertain
+    unclear undecided guess not no none cannot neither nor whether might could isn aren"""
+)
+_HEDGE_PHRASES = ("one of", "not sure", "some of", "any of", "i think", "i believe")
+# Predicates that deny what a claim names: a small list, backed by the structural rules above
+# (last line, one value) that do not depend on any word.
+DENIALS = word_set(
+    """wrong incorrect false untrue mistaken erroneous invalid inaccurate retract retracted
+    disregard ignore forget scratch rejected wrongly"""
+)
+DENIAL_REACH = 4  # words either side of a name that a denial must fall within
+_DENIAL_PHRASES = ("ruled out", "rule out", "not the answer", "not correct", "not right")
+
+
+@dataclass(frozen=True)
+class Commitment:
+    items: tuple[str, ...]  # the committed values, as written (one unless a list is asked)
+    line: str  # the claim that commits ("" when there is none)
+    problem: str = ""  # why nothing is committed; "" when something is
+
+    @property
+    def committed(self) -> bool:
+        return not self.problem
+
+
+def read_commitment(claims: Sequence[Claim], *, as_list: bool = False) -> Commitment:
+    """The answer's commitment, read from its claims (prose only, in order)."""
+    lines = [(i, c.text) for i, c in enumerate(claims) if LABEL.match(c.text)]
+    if not lines:
+        return Commitment((), "", "the answer has no 'Exact answer:' line")
+    index, line = lines[-1]
+    value = _clean(LABEL.sub("", line, count=1))
+    problem = _line_problem(claims, lines, value, as_list)
+    if problem:
+        return Commitment((), line, problem)
+    items = split_items(value) if as_list else (value,)
+    denied = _denied(claims[:index], items)
+    return Commitment((), line, denied) if denied else Commitment(items, line)
+
+
+def _line_problem(
+    claims: Sequence[Claim], lines: Sequence[tuple[int, str]], value: str, as_list: bool
+) -> str:
+    index = lines[-1][0]
+    if index != len(claims) - 1:
+        after = claims[index + 1].text
+        return f"text follows the 'Exact answer:' line: {_cut(after)!r}"
+    if len({_key(LABEL.sub("", text, count=1)) for _, text in lines}) > 1:
+        return "the answer gives several 'Exact answer:' lines that differ"
+    if not value:
+        return "the 'Exact answer:' line is empty"
+    return _not_committal(value, as_list)
+
+
+def split_items(value: str) -> tuple[str, ...]:
+    parts = value.split(";") if ";" in value else re.split(r",|\band\b", value)
+    return tuple(p for part in parts if (p := _clean(part)))
+
+
+def same_name(written: str, name: str) -> bool:
+    """A committed value names `name`: equal as whole names once folded."""
+    return _key(written) == _key(name) != ""
+
+
+def _key(text: str) -> str:
+    folded = fold(_TRAILING_BRACKET.sub("", _clean(text)))
+    return folded.removeprefix("the ").strip()
+
+
+def _clean(text: str) -> str:
+    return _MARKUP.sub("", text).strip().rstrip(".!").strip()
+
+
+def _not_committal(value: str, as_list: bool) -> str:
+    if "?" in value:
+        return "the 'Exact answer:' line asks instead of answering"
+    words = fold(value).split()
+    hedge = next((w for w in words if w in _HEDGES), None)
+    if hedge is None and not as_list and "/" in value:
+        hedge = "/"
+    if hedge is None:
+        hedge = next((p for p in _HEDGE_PHRASES if f" {p} " in f" {' '.join(words)} "), None)
+    if hedge is not None:
+        return f"the 'Exact answer:' line hedges or negates ({hedge!r}): it commits to nothing"
+    if not as_list and ";" in value:
+        return "the 'Exact answer:' line gives several answers where one is asked"
+    return ""
+
+
+def denies(text: str) -> str:
+    """The denial word or phrase of a claim, or ""."""
+    words = fold(text).split()
+    found = next((w for w in words if w in DENIALS), None)
+    if found:
+        return found
+    joined = f" {' '.join(words)} "
+    return next((p for p in _DENIAL_PHRASES if f" {p} " in joined), "")
+
+
+def _denied(claims: Sequence[Claim], items: Sequence[str]) -> str:
+    """A claim that denies a committed value within a few words of naming it ("X is wrong",
+    "forget X", "X (false)", "I ruled out X"). Far apart, the denial is about something else
+    ("some pages wrongly give Sydney; the capital is Canberra")."""
+    keys = [k.split() for item in items if (k := _key(item))]
+    for claim in claims:
+        if not denies(claim.text):
+            continue
+        words = fold(claim.text).split()
+        for key in keys:
+            for at in range(len(words) - len(key) + 1):
+                if words[at : at + len(key)] != key:
+                    continue
+                near = " ".join(words[max(0, at - DENIAL_REACH) : at + len(key) + DENIAL_REACH])
+                cue = denies(near)
+                if cue:
+                    return f"the answer denies what it commits to ({cue!r}): {_cut(claim.text)!r}"
+    return ""
+
+
+def _cut(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
