@@ -45,7 +45,9 @@ Tool results come back inside <tool_response></tool_response>.
 
 The final answer starts with a short, direct answer to the question, then the findings, each \
 fact followed by the number of its source in brackets, like [1], and ends with a numbered list \
-of the source URLs.
+of the source URLs. When the question asks for an exact answer, the last line before the \
+sources is `Exact answer: <the answer>` (several items separated by semicolons), written once, \
+with nothing after it but the sources.
 
 If the question is followed by a {block}, it replaces the earlier conversation: reuse its \
 trusted facts, treat its untrusted facts as refuted, follow each uncertain item's need, do not \

@@ -54,7 +54,7 @@ RELATION_GROUPS: dict[str, tuple[str, ...]] = {
 }
 _GROUP_OF = {word: group for group, words in RELATION_GROUPS.items() for word in words}
 _CODE = re.compile(r"^[A-Z]{3}$")
-_CODES = re.compile(r"\b[A-Z]{3}\b")
+_CODES = re.compile(r"\b(?!ISO\b)[A-Z]{3}\b")  # "the ISO code RON": ISO names the standard
 _YEAR = re.compile(r"^\d{4}$")
 
 Span = tuple[int, int, str]  # (start, end, folded name)

@@ -49,6 +49,9 @@ def write_report(
         lines += _unanswered(state)
     if facts:
         lines += ["", "## Findings", *(f"- {_cited(fact, numbers)}" for fact in facts)]
+    exact = _exact(asked, state.trusted, titles or {}, direct) if asks_exact(question) else ""
+    if exact:
+        lines += ["", f"Exact answer: {exact}"]
     if numbers:
         lines += ["", "## Sources"]
         lines += [_source_line(n, url, titles or {}) for url, n in numbers.items()]
@@ -86,6 +89,26 @@ def _direct(
     parts = [_cite(claim, urls, numbers) for claim, urls in stated.items()]
     parts += [f"Not established: {text}." for text in missing]
     return " ".join(parts)
+
+
+def asks_exact(question: str) -> bool:
+    """The task asks for its answer on a final 'Exact answer:' line (quest.rubric.commitment)."""
+    return "exact answer:" in question.casefold()
+
+
+def _exact(
+    question: Question, trusted: Sequence[Fact], titles: Mapping[str, str], direct: Found | None
+) -> str:
+    """What the report commits to: the direct answer, else the trusted answer of the
+    question's first part ("Which country …? Give its capital." commits to the country)."""
+    if direct is not None:
+        return direct.answer
+    ledger = Ledger(question)
+    for fact in trusted:
+        for url in fact.sources:
+            ledger.add(fact.claim, url, titles.get(url, ""))
+    first = dict(ledger.answers()).get(0)
+    return first.text if first is not None else ""
 
 
 def _cited(fact: Fact, numbers: dict[str, int]) -> str:

@@ -20,6 +20,7 @@ from quest.agent.prompts import FINAL_MARKER, unwrap_tool_response
 from quest.agent.protocol import parse_turn
 from quest.agent.research.notebook import SEARCH_TOOLS, argument_strings
 from quest.agent.research.reading import read_search, read_visit
+from quest.agent.research.report import asks_exact
 from quest.agent.research.records import Constraint, Record, SelectionQuestion, read_record
 from quest.corpus.text import listing
 from quest.llm.types import Message
@@ -365,6 +366,8 @@ def _answer(question: SelectionQuestion, reading: Reading, judged: Sequence[Verd
         head = f"{listing(every)}."
     lines = [f"**Answer:** {head}", ""]
     lines += [" ".join(findings)] if findings else []
+    if every and asks_exact(question.text):
+        lines += ["", f"Exact answer: {'; '.join(every)}"]
     if sources:
         lines += ["", "## Sources"]
         lines += [f"{n}. {reading.titles.get(url, url)} - {url}" for url, n in sources.items()]

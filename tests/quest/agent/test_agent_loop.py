@@ -73,10 +73,10 @@ def test_a_forced_turn_that_does_not_answer_gets_a_partial_report(toolbox: Toolb
 
 
 def test_the_total_token_budget_forces_the_answer(toolbox: Toolbox) -> None:
-    budgets = replace(Budgets.inference(), max_total_tokens=400)
+    budgets = replace(Budgets.inference(), max_total_tokens=470)
     result, sink, _ = run([SEARCH_CALL, SEARCH_CALL, ANSWER], toolbox, budgets)
     assert result.status == "forced" and result.turns == 2
-    assert "token budget (400 tokens)" in sink.of("reminder")[0]["problem"]
+    assert "token budget (470 tokens)" in sink.of("reminder")[0]["problem"]
 
 
 def test_the_session_response_budget_forces_the_answer(toolbox: Toolbox) -> None:

@@ -14,9 +14,9 @@ from quest.rubric.importers import import_canonical
 from quest.rubric.score import compile_tree
 from quest.search.encoder import MiniLMEncoder
 from quest.synthesis import funnel
-from quest.synthesis.facts import Draft, Unbuildable, write_answer
+from quest.synthesis.facts import Draft, Unbuildable
 from quest.synthesis.kgsynth import KGSynthesizer
-from quest.synthesis.runner import task_record
+from quest.synthesis.runner import alternative_answer, task_record
 
 
 @pytest.fixture(scope="module")
@@ -80,8 +80,10 @@ def test_the_probes_reject_a_tree_that_rewards_citations_alone(
     task = task_record(draft, "News", {})
     weak = copy.deepcopy(task)
     for group in weak["rubric"]["root"]["children"]:
-        if "children" in group:  # an item group, not the guard against listing every country
+        if "children" in group:  # an item group
             group["children"][0]["critical"] = False
+        else:  # the guard against listing every country, which also needs a commitment
+            group["critical"] = False
     compiled = compile_tree(import_canonical(weak["rubric"]).tree)
     stages = funnel.probe_stages(
         compiled, weak["reference_answer"], pages, distractors, weak["question"]
@@ -101,7 +103,9 @@ def test_non_exclusivity_fails_a_tree_that_hard_codes_the_solutions_countries(
 ) -> None:
     draft = first(synth, "C4", "find_k")
     task = task_record(draft, "News", {})
-    alternatives = [("other countries", write_answer(alt)) for alt in draft.alternatives]
+    alternatives = [
+        ("other countries", alternative_answer(draft, alt)) for alt in draft.alternatives
+    ]
     compiled = compile_tree(import_canonical(task["rubric"]).tree)
     assert funnel.non_exclusive_stage(compiled, alternatives, pages).passed
     hard = copy.deepcopy(task)

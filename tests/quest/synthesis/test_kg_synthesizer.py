@@ -10,10 +10,10 @@ from quest.corpus.store import CorpusStore
 from quest.rubric.importers import import_canonical
 from quest.rubric.reward import answer_reward
 from quest.rubric.stats import tree_stats
-from quest.synthesis.facts import Unbuildable, write_answer
+from quest.synthesis.facts import Unbuildable
 from quest.synthesis.kg import KnowledgeGraph, agrees, robust_threshold
 from quest.synthesis.kgsynth import Draft, KGSynthesizer
-from quest.synthesis.runner import task_record
+from quest.synthesis.runner import alternative_answer, task_record
 from quest.synthesis.seeds import CLASSES
 
 
@@ -87,7 +87,7 @@ def test_find_k_accepts_any_valid_countries_and_no_invalid_one(
     valid = list(draft.tree_root["children"][0]["children"][0]["check"]["values"])
     assert len(valid) > len(draft.solution), "more valid countries than slots: non-exclusive"
     others = [name for name in valid if name not in draft.solution]
-    alternative = write_answer(draft.alternatives[0])
+    alternative = alternative_answer(draft, draft.alternatives[0])
     assert any(name in alternative for name in others)
     assert answer_reward(tree, alternative, pages).value >= 0.95  # type: ignore[operator]
     # The same sentences about countries outside the valid set earn nothing.
