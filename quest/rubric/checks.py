@@ -70,7 +70,9 @@ class CheckContext:
 
     def commitment(self, *, as_list: bool) -> Commitment:
         if as_list not in self._commitments:
-            self._commitments[as_list] = read_commitment(self.cited.claims, as_list=as_list)
+            self._commitments[as_list] = read_commitment(
+                self.cited.claims, as_list=as_list, answer=self.answer
+            )
         return self._commitments[as_list]
 
     @property

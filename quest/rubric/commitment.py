@@ -13,7 +13,8 @@ Nothing is committed when:
 - two `Exact answer:` lines give different values;
 - the value asks, hedges or negates ("Is it X?", "X or Y", "one of", "probably X", "not X");
 - a claim of the answer denies the committed value ("X is wrong", "forget X", "X (false)");
-- the answer is longer than the check's `max_chars` (bulk is no answer: see quest.rubric.checks).
+- the answer is longer than the check's `max_chars` (bulk is no answer: see quest.rubric.checks);
+- the answer holds the protocol's own tags (`<ANSWER>`, `</answer>`, `<think>` in any case).
 
 Struck-out text (`~~X~~`, `<del>`, `<s>`) is no prose (quest.rubric.citations), so it is never
 committed to. Values are compared as whole names after folding (case, accents, punctuation, a
@@ -30,6 +31,8 @@ from quest.rubric.citations import Claim
 from quest.rubric.text import fold, word_set
 
 LABEL = re.compile(r"^\W*exact\s+answer\W*?:\W*", re.IGNORECASE)
+# The protocol's own tags inside an answer, in any case: the answer smuggles a second one.
+_PROTOCOL_TAG = re.compile(r"</?\s*(?:answer|tool_call|tool_response|think)\s*>", re.IGNORECASE)
 _MARKUP = re.compile(r"[*_`\"\u201c\u201d\u2018\u2019]+")
 _TRAILING_BRACKET = re.compile(r"\s*\([^()]*\)\s*$")
 # Words that make a value something other than one committed answer.
@@ -59,8 +62,15 @@ class Commitment:
         return not self.problem
 
 
-def read_commitment(claims: Sequence[Claim], *, as_list: bool = False) -> Commitment:
-    """The answer's commitment, read from its claims (prose only, in order)."""
+def read_commitment(
+    claims: Sequence[Claim], *, as_list: bool = False, answer: str = ""
+) -> Commitment:
+    """The answer's commitment, read from its claims (prose only, in order); `answer`, the
+    raw text, is searched for protocol tags (an answer holding another `<answer>` block shows
+    one thing and means another, so it commits to nothing)."""
+    tag = _PROTOCOL_TAG.search(answer)
+    if tag:
+        return Commitment((), "", f"the answer holds the protocol tag {tag[0]!r}")
     lines = [(i, c.text) for i, c in enumerate(claims) if LABEL.match(c.text)]
     if not lines:
         return Commitment((), "", "the answer has no 'Exact answer:' line")
