@@ -10,9 +10,11 @@ same subject and relation. Three rules, all about position, none about a particu
   (population / people / inhabitants …; area / square kilometres …); the check's `context`
   names the groups it accepts.
 - **Subject**: the names an answer can be about are the tree's own (every value, subject and
-  `others` name of its checks). A value's subject is the first name of its sentence or the name
-  nearest to it (the value's own name aside); a sentence that names none continues the subject
-  of the sentence before ("Its population is …"). Facts about another entity earn nothing.
+  `others` name of its checks). A value's subject is the first or the nearest name of its own
+  clause (the value's own name aside); without one, the name its sentence opens on ("The
+  population of Australia …", "Canberra, the capital, …"); without that, one of the last two
+  subjects the sentences before opened on ("Its population is …", a table row "Capital |
+  Canberra"). Facts stated of another entity earn nothing.
 - **One value**: every other value the answer commits to for the same subject and relation is a
   contradiction, and the leaf fails ("the population of Australia is 24,992,369 … its
   population is 7,686,850"). A sentence that denies without naming anything ("All of the above
@@ -56,6 +58,8 @@ _GROUP_OF = {word: group for group, words in RELATION_GROUPS.items() for word in
 _CODE = re.compile(r"^[A-Z]{3}$")
 _CODES = re.compile(r"\b(?!ISO\b)[A-Z]{3}\b")  # "the ISO code RON": ISO names the standard
 _YEAR = re.compile(r"^\d{4}$")
+LEAD = 4  # words before a name for the claim to open on it ("The population of Australia")
+TOPICS = 2  # subjects a sentence that names none may continue: the last two named
 
 Span = tuple[int, int, str]  # (start, end, folded name)
 
@@ -93,22 +97,24 @@ def relation_ok(text: str, start: int, end: int, groups: frozenset[str]) -> bool
 
 @dataclass
 class Binder:
-    """Per answer: the tree's names found in each claim, and the subject each claim carries."""
+    """Per answer: the tree's names found in each claim, and the subjects each claim carries."""
 
     claims: Sequence[str]
     names: Iterable[str]
     mentions: list[list[Span]] = field(init=False)
-    topics: list[str] = field(init=False)  # the subject a claim continues ("" for none yet)
+    topics: list[tuple[str, ...]] = field(init=False)  # the last subjects named before a claim
     start: int = field(init=False)  # claims before this one are retracted
 
     def __post_init__(self) -> None:
         keys = sorted({k for name in self.names if (k := fold(name))}, key=len, reverse=True)
         self.mentions = [entity_mentions(text, keys) for text in self.claims]
         self.topics = []
-        topic = ""
-        for found in self.mentions:
-            self.topics.append(topic)
-            topic = found[0][2] if found else topic
+        recent: tuple[str, ...] = ()
+        for text, found in zip(self.claims, self.mentions, strict=True):
+            self.topics.append(recent)
+            lead = _leading(text, found, (-1, -1))
+            if lead and lead not in recent[:1]:
+                recent = (lead, *recent)[:TOPICS]
         self.start = 0
         for index, text in enumerate(self.claims):
             if denies(text) and not self.mentions[index] and not find_numbers(text):
@@ -118,15 +124,30 @@ class Binder:
         return index >= self.start
 
     def subject_of(self, index: int, start: int, end: int) -> set[str]:
-        """The folded names a value at text[start:end] of claim `index` may be about."""
+        """The folded names a value at text[start:end] of claim `index` may be about: the names
+        of its own clause (the first and the nearest), else the claim's lead name, else the
+        subjects the claims before it named last ("Its population is …")."""
+        text = self.claims[index]
         spans = [m for m in self.mentions[index] if m[1] <= start or m[0] >= end]
-        if not spans:
-            return {self.topics[index]} if self.topics[index] else set()
-        nearest = min(spans, key=lambda m: m[0] - end if m[0] >= end else start - m[1])
-        return {spans[0][2], nearest[2]}
+        clause = next(((a, b) for a, b in clause_spans(text) if a <= start < b + 1), (0, 0))
+        local = [m for m in spans if clause[0] <= m[0] < clause[1] + 1]
+        if local:
+            nearest = min(local, key=lambda m: m[0] - end if m[0] >= end else start - m[1])
+            return {local[0][2], nearest[2]}
+        lead = _leading(text, self.mentions[index], (start, end))
+        return {lead} if lead else set(self.topics[index])
 
-    def names_in(self, index: int) -> list[Span]:
-        return self.mentions[index]
+
+def _leading(text: str, found: Sequence[Span], value: tuple[int, int]) -> str:
+    """The name a claim opens on (its subject, roughly: within its first LEAD words), the
+    value's own name aside; "" when it opens on something else."""
+    toks = tokens(text)
+    for start, end, key in found:
+        if start < value[1] and end > value[0]:
+            continue
+        words = sum(1 for t in toks if t.end <= start and t.is_word)
+        return key if words <= LEAD else ""
+    return ""
 
 
 def entity_mentions(text: str, keys: Sequence[str]) -> list[Span]:
@@ -155,18 +176,22 @@ def rival_strings(text: str, value: str, others: Sequence[str]) -> list[Span]:
 
 
 def tree_names(checks: Iterable[Check]) -> frozenset[str]:
-    """Every name a tree's checks give (values, subjects, others), folded: what an answer's
-    sentences can be about."""
+    """The names a tree's answers can be about, folded: every check's subject and `others`,
+    the candidates of its lists, and the value of a check that binds none (an identity). A
+    bound fact's value ("Canberra" as Australia's capital) is an object, not a subject, unless
+    another check makes it one."""
     names: set[str] = set()
     for check in checks:
-        for key in ("value", "subject"):
-            raw = check.params.get(key)
-            if isinstance(raw, str) and check.kind in ("mentions", "source_supports", "number"):
-                names.add(fold(raw))
-        for key in ("values", "subject_aliases", "others", "aliases"):
-            raw = check.params.get(key)
-            if isinstance(raw, tuple):
-                names.update(fold(str(v)) for v in raw)
+        raw = check.params.get("subject")
+        if isinstance(raw, str):
+            names.add(fold(raw))
+        value = check.params.get("value")
+        if isinstance(value, str) and check.kind == "mentions" and raw is None:
+            names.add(fold(value))
+        for key in ("values", "subject_aliases", "others"):
+            listed = check.params.get(key)
+            if isinstance(listed, tuple):
+                names.update(fold(str(v)) for v in listed)
     names.discard("")
     return frozenset(names)
 

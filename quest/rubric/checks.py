@@ -126,6 +126,7 @@ class _Search:
     check: Check
     numeric: bool = False
     binder: Binder | None = None
+    strict: bool = False  # a rival value: only where the subject is the only one it can be of
     rejected: list[tuple[Judgement, str]] = field(default_factory=list)
 
     def commits(self, text: str, start: int, end: int, index: int = -1) -> bool:
@@ -149,7 +150,9 @@ class _Search:
             return Judgement("retracted", "a later sentence says the above is wrong")
         if not relation_ok(text, start, end, _groups(self.check)):
             return Judgement("other_relation")
-        if not self.binder.subject_of(index, start, end) & _subjects(self.check):
+        subjects = self.binder.subject_of(index, start, end)
+        wanted = _subjects(self.check)
+        if not (subjects <= wanted if self.strict else subjects & wanted) or not subjects:
             return Judgement("other_subject", str(self.check.params["subject"]))
         return Judgement("affirmed")
 
@@ -255,7 +258,7 @@ def _rival_string(check: Check, ctx: CheckContext, value: str, sources: list[Sou
     binder = _binder(check, ctx)
     if binder is None or check.params.get("list"):
         return ""
-    search = _Search(check, binder=binder)
+    search = _Search(check, binder=binder, strict=True)
     raw = check.params.get("others") or ()
     others = [fold(str(name)) for name in raw] if isinstance(raw, tuple) else []
     for index, (_, text) in enumerate(sources):
@@ -430,7 +433,7 @@ def _rival_number(
     binder = _binder(check, ctx)
     if binder is None:
         return ""
-    search = _Search(check, numeric=True, binder=binder)
+    search = _Search(check, numeric=True, binder=binder, strict=True)
     for index, (_, text) in enumerate(sources):
         for found in find_numbers(text):
             written = text[found.start : found.end]
