@@ -4,17 +4,19 @@ A check with a `subject` (quest.rubric.checkspec) counts a value only where the 
 as that relation *of that subject*, and fails when the answer also states another value for the
 same subject and relation. Three rules, all about position, none about a particular wording:
 
-- **Relation**: a value belongs to the relation word nearest to it in its clause (falling back to
-  its sentence): "an area of 24,992,369 square kilometres and a population of 7,686,850" gives
-  the first figure to *area* and the second to *population*. Relation words come in groups
+- **Relation**: a value belongs to the relation word right after it (a unit: "95,540,395
+  people"), else the nearest before it, in its clause (falling back to its sentence): "an area
+  of 24,992,369 square kilometres and a population of 7,686,850" gives the first figure to
+  *area* and the second to *population*. Relation words come in groups
   (population / people / inhabitants …; area / square kilometres …); the check's `context`
   names the groups it accepts.
 - **Subject**: the names an answer can be about are the tree's own (every value, subject and
   `others` name of its checks). A value's subject is the first or the nearest name of its own
   clause (the value's own name aside); without one, the name its sentence opens on ("The
   population of Australia …", "Canberra, the capital, …"); without that, one of the last two
-  subjects the sentences before opened on ("Its population is …", a table row "Capital |
-  Canberra"). Facts stated of another entity earn nothing.
+  names the sentences before named ("Its population is …", a table row "Area | 7,686,850").
+  Facts stated of another entity earn nothing; a rival value (below) counts only where it can
+  be of no other subject.
 - **One value**: every other value the answer commits to for the same subject and relation is a
   contradiction, and the leaf fails ("the population of Australia is 24,992,369 … its
   population is 7,686,850"). A sentence that denies without naming anything ("All of the above
@@ -29,7 +31,7 @@ from dataclasses import dataclass, field
 
 from quest.rubric.claims import clause_spans
 from quest.rubric.commitment import denies
-from quest.rubric.cues import tokens
+from quest.rubric.cues import Token, tokens
 from quest.rubric.model import Check
 from quest.rubric.numbers import find_numbers
 from quest.rubric.text import fold, fold_with_origin
@@ -59,7 +61,7 @@ _CODE = re.compile(r"^[A-Z]{3}$")
 _CODES = re.compile(r"\b(?!ISO\b)[A-Z]{3}\b")  # "the ISO code RON": ISO names the standard
 _YEAR = re.compile(r"^\d{4}$")
 LEAD = 4  # words before a name for the claim to open on it ("The population of Australia")
-TOPICS = 2  # subjects a sentence that names none may continue: the last two named
+TOPICS = 2  # names a sentence that names none may continue: the last two named
 
 Span = tuple[int, int, str]  # (start, end, folded name)
 
@@ -74,25 +76,38 @@ def relation_groups(context: Iterable[str]) -> frozenset[str]:
 
 
 def relation_ok(text: str, start: int, end: int, groups: frozenset[str]) -> bool:
-    """The relation word nearest the value (in its clause, else its sentence) is one of
-    `groups`; a value with no relation word near it, or a check that names no relation, is
-    left to the check's context rule."""
+    """The value's relation word is one of `groups`. Its relation word is, in its clause (else
+    its sentence) and with no punctuation between where there is one such ("the capital of
+    Vietnam is Hanoi, population …"), the word right after it ("95,540,395 people", "329,560
+    km²"), else the nearest ("Sydney is its largest city"); a word next to that one shares it
+    ("most populous neighbour"). A value with no relation word near it, or a check that names
+    no relation, is left to the check's context rule."""
     toks = tokens(text)
     inside = [i for i, t in enumerate(toks) if t.start < end and t.end > start]
     if not inside or not groups:
         return True
     first, last = inside[0], inside[-1]
-    cues = [(i, _GROUP_OF[t.word]) for i, t in enumerate(toks) if t.word in _GROUP_OF]
-    cues = [(i, g) for i, g in cues if not first <= i <= last]
-    if not cues:
-        return True
+    cues = {i: _GROUP_OF[t.word] for i, t in enumerate(toks) if t.word in _GROUP_OF}
+    cues = {i: g for i, g in cues.items() if not first <= i <= last}
     clause = next(((a, b) for a, b in clause_spans(text) if a <= start < b + 1), None)
     if clause is not None:
-        local = [(i, g) for i, g in cues if clause[0] <= toks[i].start < clause[1]]
+        local = {i: g for i, g in cues.items() if clause[0] <= toks[i].start < clause[1]}
         cues = local or cues
-    distance = [(min(abs(i - first), abs(i - last)), g) for i, g in cues]
-    nearest = min(d for d, _ in distance)
-    return any(g in groups for d, g in distance if d == nearest)
+    if not cues:
+        return True
+    joined = [i for i in cues if not _separated(toks, i, first, last)] or list(cues)
+    if last + 1 in joined:
+        chosen = last + 1
+    else:
+        chosen = min(joined, key=lambda i: (first - i if i < first else i - last, i > last))
+    near = (chosen - 1, chosen, chosen + 1)
+    return any(cues.get(i) in groups for i in near)
+
+
+def _separated(toks: Sequence[Token], i: int, first: int, last: int) -> bool:
+    """Punctuation stands between the value and the word at i ("Hanoi, population …")."""
+    between = toks[i + 1 : first] if i < first else toks[last + 1 : i]
+    return any(not t.is_word and t.word not in ("'", "-") for t in between)
 
 
 @dataclass
@@ -102,7 +117,7 @@ class Binder:
     claims: Sequence[str]
     names: Iterable[str]
     mentions: list[list[Span]] = field(init=False)
-    topics: list[tuple[str, ...]] = field(init=False)  # the last subjects named before a claim
+    topics: list[tuple[str, ...]] = field(init=False)  # the last names named before a claim
     start: int = field(init=False)  # claims before this one are retracted
 
     def __post_init__(self) -> None:
@@ -110,11 +125,10 @@ class Binder:
         self.mentions = [entity_mentions(text, keys) for text in self.claims]
         self.topics = []
         recent: tuple[str, ...] = ()
-        for text, found in zip(self.claims, self.mentions, strict=True):
+        for found in self.mentions:
             self.topics.append(recent)
-            lead = _leading(text, found, (-1, -1))
-            if lead and lead not in recent[:1]:
-                recent = (lead, *recent)[:TOPICS]
+            for _, _, key in found:
+                recent = (key, *(k for k in recent if k != key))[:TOPICS]
         self.start = 0
         for index, text in enumerate(self.claims):
             if denies(text) and not self.mentions[index] and not find_numbers(text):
