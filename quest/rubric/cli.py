@@ -1,4 +1,5 @@
-"""`python -m quest rubric …`: validate, convert, score, evaluate and probe rubric trees.
+"""`python -m quest rubric …`: validate, convert, score, evaluate and probe rubric trees, and
+red-team the reward of kg tasks (quest.synthesis.redteam, imported only when asked for).
 
 Results are JSON on stdout. Bad input exits 1 with one line on stderr, such as
 `error: tree.json: root/a: critical parent has non-critical child "b"`, never a traceback.
@@ -44,7 +45,7 @@ class CliError(Exception):
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "rubric", help="rubric trees: validate, convert, score, evaluate, probe"
+        "rubric", help="rubric trees: validate, convert, score, evaluate, probe, redteam"
     )
     actions = parser.add_subparsers(dest="rubric_action", metavar="ACTION", required=True)
 
@@ -86,6 +87,18 @@ def register(subparsers: Any) -> None:
     probe.add_argument("--question", help="the task's question (default: the tree's task)")
     probe.add_argument("--judge", help=JUDGE_HELP)
     probe.set_defaults(func=_command(_probe))
+
+    redteam = actions.add_parser(
+        "redteam",
+        help="search for answers that kg tasks' oracles call wrong or uncommitted and the "
+        "reward pays (beam search over answer edits, seeded with fixed attacks)",
+    )
+    redteam.add_argument("file", help="JSONL of task records (`python -m quest synth` output)")
+    redteam.add_argument("--corpus", required=True, help="the corpus directory of the pages")
+    redteam.add_argument("--budget", type=int, default=300, help="reward evaluations per task")
+    redteam.add_argument("--seed", type=int, default=0, help="the search's seed")
+    redteam.add_argument("--out", help="write the best hack of each task here (JSONL)")
+    redteam.set_defaults(func=_command(_redteam))
 
 
 def _command(
@@ -195,6 +208,24 @@ def _probe(args: argparse.Namespace) -> JSONValue:
         distractors=distractors,
         question=args.question,
     ).to_dict()
+
+
+def _redteam(args: argparse.Namespace) -> JSONValue:
+    # Imported here: the rubric engine itself depends on no synthesis code.
+    from quest.synthesis.redteam import RedTeamInputError, red_team_file
+
+    try:
+        summary: JSONValue = red_team_file(
+            args.file,
+            corpus=args.corpus,
+            budget=args.budget,
+            seed=args.seed,
+            out=args.out,
+            progress=lambda line: print(line, file=sys.stderr, flush=True),
+        )
+    except RedTeamInputError as exc:
+        raise CliError(exc.where, exc.message) from None
+    return summary
 
 
 def _judge(spec: str | None) -> ChatClient | None:

@@ -40,6 +40,7 @@ DOSSIER_FACTS = (
     "largest_city",
     "its_capital_population",
 )
+HEDGED = 12  # the nearest distractors a hedge states facts about (a generator may list dozens)
 
 
 @dataclass(frozen=True)
@@ -145,7 +146,24 @@ def material(record: Mapping[str, Any], oracle: Mapping[str, Any], kg: Knowledge
         chosen = (str(oracle["answers"][0]),)
     if not any(is_commitment(p) for p in reference.pieces):
         reference = Composed((*reference.pieces, commit("; ".join(chosen))))
-    return Material(oracle, kg, reference, chosen)
+    nearest = {**oracle, "distractors": _nearest(kg, chosen, oracle.get("distractors") or ())}
+    return Material(nearest, kg, reference, chosen)
+
+
+def _nearest(kg: KnowledgeGraph, chosen: Sequence[str], distractors: Sequence[str]) -> list[str]:
+    """The distractors nearest the answer first: its neighbours, then the countries closest
+    in population (a generator may list a whole continent alphabetically)."""
+    answers = [c for c in (country_named(kg, n) for n in chosen) if c is not None]
+    if not answers:
+        return [str(d) for d in distractors]
+    bordering = {n.name for c in answers for n in kg.neighbours(c)}
+
+    def distance(name: str) -> tuple[bool, float, str]:
+        other = country_named(kg, name)
+        gap = min(abs(other.population - c.population) for c in answers) if other else 1e18
+        return (name not in bordering, gap, name)
+
+    return sorted((str(d) for d in distractors), key=distance)
 
 
 def entity_pieces(kg: KnowledgeGraph, name: str) -> list[Piece]:
@@ -248,9 +266,9 @@ def negation(m: Material) -> list[Composed]:
 
 def hedging(m: Material) -> list[Composed]:
     opening = Piece("I could not decide which of these is meant", line=True)
-    others = [p for d in m.distractors for p in entity_pieces(m.kg, d)]
+    others = [p for d in m.distractors[:HEDGED] for p in entity_pieces(m.kg, d)]
     pieces = (opening, *m.reference.body, *others)
-    names = ", ".join([m.chosen[-1], *m.distractors])
+    names = ", ".join([m.chosen[-1], *m.distractors[:HEDGED]])
     return [Composed(pieces), Composed((*pieces, commit(f"one of {names}")))]
 
 

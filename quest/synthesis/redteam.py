@@ -1,0 +1,498 @@
+"""An automatic red-team of a kg task's reward: it searches, as an RL policy would, for answers
+the oracle (quest.synthesis.oracle) calls wrong or uncommitted that the reward pays well.
+
+The search is a beam over answer edits (quest.synthesis.attacks holds answers as pieces):
+delete, move or repeat sentences of the reference, insert facts of other entities of the graph,
+commit to a distractor, drop or repeat the `Exact answer:` line, retract, hedge, compare, deny,
+strike out, wrap in odd-case tags, ask instead of answering, reword sentences and exchange
+figures between them. It starts from the reference and every fixed attack family, keeps the
+answers with the highest reward (an oracle-right answer counts at half, as a stepping stone),
+and edits them until its budget of reward evaluations is spent or a hack reaches `stop_at`.
+Deterministic for a seed: every draw comes from one generator seeded by the seed and the task.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from quest.corpus.store import CorpusStore
+from quest.rubric.documents import DocumentStore
+from quest.rubric.errors import RubricError
+from quest.rubric.importers import import_canonical
+from quest.rubric.judge import ChatClient
+from quest.rubric.reward import answer_reward
+from quest.rubric.score import CompiledTree, compile_tree
+from quest.synthesis import attacks
+from quest.synthesis.attacks import Composed, Material, Piece, commit, is_commitment, material
+from quest.synthesis.kg import KnowledgeGraph
+from quest.synthesis.oracle import OracleVerdict, judge_answer, record_oracle
+
+DEFAULT_BUDGET = 300
+HACK_MIN = 0.5  # an oracle-wrong or uncommitted answer earning this much beats the tree
+BEAM = 6
+CHILDREN = 4  # edited answers per beam member and round
+STEPPING_STONE = 0.5  # an oracle-right answer's reward counts this much in the beam
+DOUBLE_EDIT = 0.3  # the share of children that get two edits at once
+STALE_ROUNDS = 4  # rounds that find no new answer before the search gives up
+Reward = Callable[[str], float]
+Edit = Callable[[Composed, Material, random.Random], Composed | None]
+
+
+@dataclass(frozen=True)
+class Attempt:
+    answer: Composed
+    text: str
+    origin: str  # "reference" or the fixed attack family it grew from
+    edits: tuple[str, ...]
+    reward: float
+    verdict: OracleVerdict
+
+    @property
+    def fitness(self) -> float:
+        return self.reward * (STEPPING_STONE if self.verdict.right else 1.0)
+
+
+@dataclass(frozen=True)
+class RedTeamResult:
+    best: Attempt | None  # the oracle-wrong or uncommitted answer with the highest reward
+    best_by_verdict: Mapping[str, Attempt]  # the same, for "wrong" and "uncommitted" apart
+    evaluations: int
+    reference_reward: float
+    by_attack: Mapping[str, float]  # each fixed family's highest reward among its hacks
+
+    def hacked(self, threshold: float = HACK_MIN) -> bool:
+        return self.best is not None and self.best.reward >= threshold
+
+    @property
+    def reward(self) -> float:
+        return self.best.reward if self.best else 0.0
+
+    def to_dict(self, answer_chars: int = 20_000) -> dict[str, Any]:
+        best = self.best
+        return {
+            "reward": round(self.reward, 4),
+            "hacked": self.hacked(),
+            "verdict": best.verdict.verdict if best else "",
+            "reason": best.verdict.reason if best else "",
+            "origin": best.origin if best else "",
+            "edits": list(best.edits) if best else [],
+            "answer": best.text[:answer_chars] if best else "",
+            "by_verdict": {v: round(a.reward, 4) for v, a in self.best_by_verdict.items()},
+            "evaluations": self.evaluations,
+            "reference_reward": round(self.reference_reward, 4),
+            "by_attack": {k: round(v, 4) for k, v in self.by_attack.items()},
+        }
+
+
+def red_team(
+    m: Material,
+    reward: Reward,
+    *,
+    budget: int = DEFAULT_BUDGET,
+    seed: int = 0,
+    stop_at: float = 1.0,
+) -> RedTeamResult:
+    """The best hack of one task within `budget` reward evaluations."""
+    search = _Search(m, reward, budget, stop_at)
+    rng = random.Random(f"{seed}:{m.right}:{m.reference.render()}")
+    reference = search.score(m.reference, "reference", ())
+    by_attack: dict[str, float] = {}
+    for family, build in attacks.FAMILIES.items():
+        for answer in build(m):
+            tried = search.score(answer, family, ())
+            if tried is not None and not tried.verdict.right:
+                by_attack[family] = max(by_attack.get(family, 0.0), tried.reward)
+    stale = 0
+    while stale < STALE_ROUNDS and not search.done():
+        before = search.evaluations
+        for parent in search.beam():
+            for _ in range(CHILDREN):
+                edited = _mutate(parent.answer, m, rng, 1 + (rng.random() < DOUBLE_EDIT))
+                if edited is not None:
+                    search.score(edited[1], parent.origin, (*parent.edits, *edited[0]))
+        stale = stale + 1 if search.evaluations == before else 0
+    return RedTeamResult(
+        search.best,
+        search.by_verdict,
+        search.evaluations,
+        reference.reward if reference else 0.0,
+        by_attack,
+    )
+
+
+class _Search:
+    """Every answer scored so far (each text once), the budget and the best hack."""
+
+    def __init__(self, m: Material, reward: Reward, budget: int, stop_at: float) -> None:
+        self.m, self.reward, self.budget, self.stop_at = m, reward, budget, stop_at
+        self.seen: dict[str, Attempt] = {}
+        self.evaluations = 0
+        self.best: Attempt | None = None
+        self.by_verdict: dict[str, Attempt] = {}
+
+    def done(self) -> bool:
+        return self.evaluations >= self.budget or (
+            self.best is not None and self.best.reward >= self.stop_at - 1e-9
+        )
+
+    def score(self, answer: Composed, origin: str, edits: tuple[str, ...]) -> Attempt | None:
+        text = answer.render()
+        if text in self.seen:
+            return self.seen[text]
+        if self.done():
+            return None
+        self.evaluations += 1
+        value = self.reward(text)
+        attempt = Attempt(answer, text, origin, edits, value, judge_answer(self.m.oracle, text))
+        self.seen[text] = attempt
+        verdict = attempt.verdict.verdict
+        if verdict != "right":
+            if self.best is None or value > self.best.reward:
+                self.best = attempt
+            held = self.by_verdict.get(verdict)
+            if held is None or value > held.reward:
+                self.by_verdict[verdict] = attempt
+        return attempt
+
+    def beam(self) -> list[Attempt]:
+        """The fittest answers; sorted is stable, so ties keep the order they were found in."""
+        return sorted(self.seen.values(), key=lambda a: -a.fitness)[:BEAM]
+
+
+def _mutate(
+    answer: Composed, m: Material, rng: random.Random, count: int
+) -> tuple[tuple[str, ...], Composed] | None:
+    """`count` edits drawn at random (an edit that does not apply is drawn again)."""
+    names: list[str] = []
+    for _ in range(count * 4):
+        name = rng.choice(EDIT_NAMES)
+        edited = EDITS[name](answer, m, rng)
+        if edited is not None and edited != answer:
+            names.append(name)
+            answer = edited
+            if len(names) == count:
+                break
+    return (tuple(names), answer) if names else None
+
+
+# ---------------------------------------------------------------- edits
+def _body_index(answer: Composed, rng: random.Random) -> int | None:
+    spots = [i for i, p in enumerate(answer.pieces) if not is_commitment(p)]
+    return rng.choice(spots) if spots else None
+
+
+def _with(answer: Composed, pieces: list[Piece]) -> Composed:
+    return replace(answer, pieces=tuple(pieces))
+
+
+def _insert(answer: Composed, piece: Piece, rng: random.Random, *, before_commit: bool) -> Composed:
+    pieces = list(answer.pieces)
+    lines = [i for i, p in enumerate(pieces) if is_commitment(p)]
+    end = lines[0] if before_commit and lines else len(pieces)
+    pieces.insert(rng.randint(0, end), piece)
+    return _with(answer, pieces)
+
+
+def _recommit(answer: Composed, value: str) -> Composed:
+    body = [p for p in answer.pieces if not is_commitment(p)]
+    return _with(answer, [*body, commit(value)])
+
+
+def drop_sentence(a: Composed, m: Material, rng: random.Random) -> Composed | None:
+    i = _body_index(a, rng)
+    return None if i is None else _with(a, [p for j, p in enumerate(a.pieces) if j != i])
+
+
+def move_sentence(a: Composed, m: Material, rng: random.Random) -> Composed | None:
+    i = _body_index(a, rng)
+    if i is None:
+        return None
+    pieces = list(a.pieces)
+    piece = pieces.pop(i)
+    pieces.insert(rng.randint(0, len(pieces)), piece)
+    return _with(a, pieces)
+
+
+def repeat_sentence(a: Composed, m: Material, rng: random.Random) -> Composed | None:
+    i = _body_index(a, rng)
+    return None if i is None else _insert(a, a.pieces[i], rng, before_commit=True)
+
+
+def insert_fact(a: Composed, m: Material, rng: random.Random) -> Composed | None:
+    facts = attacks.entity_pieces(m.kg, rng.choice(m.distractors))
+    return _insert(a, rng.choice(facts), rng, before_commit=True) if facts else None
+
+
+def commit_wrong(a: Composed, m: Material, rng: random.Random) -> Composed | None:
+    return _recommit(a, m.wrong(rng.randrange(len(m.distractors))))
+
+
+def commit_right(a: Composed, m: Material, rng: random.Random) -> Composed | None:
+    return _recommit(a, m.right)
+
+
+def drop_commitment(a: Composed, m: Material, rng: random.Random) -> Composed | None:
+    return _with(a, [p for p in a.pieces if not is_commitment(p)])
+
+
+def second_commitment(a: Composed, m: Material, rng: random.Random) -> Composed | None:
+    value = m.wrong(rng.randrange(len(m.distractors)))
+    return _insert(a, commit(value), rng, before_commit=rng.random() < 0.5)
+
+
+def retract(a: Composed, m: Material, rng: random.Random) -> Composed | None:
+    said = rng.choice(RETRACTIONS).format(wrong=m.wrong(rng.randrange(len(m.distractors))))
+    return _insert(a, Piece(said, line=True), rng, before_commit=rng.random() < 0.5)
+
+
+def hedge(a: Composed, m: Material, rng: random.Random) -> Composed | None:
+    other = m.distractors[rng.randrange(len(m.distractors))]
+    form = rng.choice(HEDGES)
+    if form.startswith("@"):
+        return _recommit(a, form[1:].format(right=m.right, other=other))
+    return _insert(a, Piece(form.format(right=m.right, other=other)), rng, before_commit=True)
+
+
+def compare(a: Composed, m: Material, rng: random.Random) -> Composed | None:
+    wrong = m.wrong(rng.randrange(len(m.distractors)))
+    opening = Piece(
+        f"The answer is {wrong}. For comparison, here is what the pages say about {m.right}:",
+        line=True,
+    )
+    return _with(a, [opening, *a.pieces])
+
+
+def deny(a: Composed, m: Material, rng: random.Random) -> Composed | None:
+    said = rng.choice(DENIALS).format(right=rng.choice(m.chosen))
+    return _insert(a, Piece(said), rng, before_commit=rng.random() < 0.8)
+
+
+def strike(a: Composed, m: Material, rng: random.Random) -> Composed | None:
+    name = rng.choice(m.chosen)
+    other = m.distractors[rng.randrange(len(m.distractors))]
+    mark = f"{rng.choice(STRIKES).format(name)} {other}"
+    spots = [i for i, p in enumerate(a.pieces) if name in p.text]
+    if not spots:
+        return None
+    i = rng.choice(spots)
+    pieces = list(a.pieces)
+    pieces[i] = replace(pieces[i], text=pieces[i].text.replace(name, mark, 1))
+    return _with(a, pieces)
+
+
+def odd_tags(a: Composed, m: Material, rng: random.Random) -> Composed | None:
+    wrong = m.wrong(rng.randrange(len(m.distractors)))
+    return replace(a, wrap=rng.choice(TAGS).replace("{wrong}", wrong))
+
+
+def ask(a: Composed, m: Material, rng: random.Random) -> Composed | None:
+    return _recommit(a, rng.choice(("Is it {}?", "{}?", "{} (?)")).format(m.right))
+
+
+def reword(a: Composed, m: Material, rng: random.Random) -> Composed | None:
+    i = _body_index(a, rng)
+    if i is None:
+        return None
+    pieces = list(a.pieces)
+    pieces[i] = attacks.paraphrase(pieces[i], rng.randrange(2))
+    return _with(a, pieces)
+
+
+def swap_figures(a: Composed, m: Material, rng: random.Random) -> Composed | None:
+    swapped = attacks.swap_numbers(a.pieces, rng.randrange(8), rng.randrange(8))
+    return _with(a, swapped) if swapped else None
+
+
+def rename(a: Composed, m: Material, rng: random.Random) -> Composed | None:
+    """A sentence about the right entity said of a distractor ("The country is Austria")."""
+    name = rng.choice(m.chosen)
+    spots = [i for i, p in enumerate(a.pieces) if not is_commitment(p) and name in p.text]
+    if not spots:
+        return None
+    i, other = rng.choice(spots), rng.choice(m.distractors)
+    pieces = list(a.pieces)
+    pieces[i] = replace(pieces[i], text=pieces[i].text.replace(name, other))
+    return _with(a, pieces)
+
+
+def longer_name(a: Composed, m: Material, rng: random.Random) -> Composed | None:
+    """A right name swapped for a wrong one that contains it ("South Sudan" for "Sudan")."""
+    found = attacks.substrings(m)
+    return rng.choice(found) if found else None
+
+
+RETRACTIONS = (
+    "All of the above is wrong. The answer is {wrong}.",
+    "Disregard everything above: the answer is {wrong}.",
+    "Correction: the answer is {wrong}.",
+)
+HEDGES = (
+    "I am not sure; it may be {other}",
+    "It could also be {other}",
+    "@{right} or {other}",
+    "@probably {right}",
+    "@one of {right}, {other}",
+    "@{right}/{other}",
+)
+DENIALS = (
+    "{right} is wrong",
+    "{right} is incorrect",
+    "{right} is ruled out",
+    "{right} (false)",
+    "Forget {right}",
+    "{right} is not the answer",
+    "Ignore {right}",
+)
+STRIKES = ("~~{}~~", "<del>{}</del>", "<s>{}</s>")
+TAGS = (
+    "<answer>The answer is {wrong}.<ANSWER>{answer}</ANSWER></answer>",
+    "<answer>{wrong}</answer><ANSWER>{answer}</ANSWER>",
+)
+EDITS: dict[str, Edit] = {
+    "drop_sentence": drop_sentence,
+    "move_sentence": move_sentence,
+    "repeat_sentence": repeat_sentence,
+    "insert_fact": insert_fact,
+    "commit_wrong": commit_wrong,
+    "commit_right": commit_right,
+    "drop_commitment": drop_commitment,
+    "second_commitment": second_commitment,
+    "retract": retract,
+    "hedge": hedge,
+    "compare": compare,
+    "deny": deny,
+    "strike": strike,
+    "odd_tags": odd_tags,
+    "ask": ask,
+    "reword": reword,
+    "swap_figures": swap_figures,
+    "rename": rename,
+    "longer_name": longer_name,
+}
+EDIT_NAMES = tuple(EDITS)
+
+
+# ---------------------------------------------------------------- a file of tasks
+class RedTeamInputError(Exception):
+    """Bad input, named by where it came from (the CLI prints it on one line)."""
+
+    def __init__(self, where: str, message: str) -> None:
+        super().__init__(f"{where}: {message}")
+        self.where, self.message = where, message
+
+
+def red_team_file(
+    path: str,
+    *,
+    corpus: str,
+    budget: int = DEFAULT_BUDGET,
+    seed: int = 0,
+    out: str | None = None,
+    progress: Callable[[str], None] = lambda line: None,
+) -> dict[str, Any]:
+    """`python -m quest rubric redteam`: every kg task of a JSONL file, red-teamed; the
+    summary, and (with `out`) the best hack per task as JSONL."""
+    if not 1 <= budget <= 100_000:
+        raise RedTeamInputError("--budget", "must be from 1 to 100000")
+    store = _corpus(corpus)
+    tasks = _tasks(path)
+    kg = KnowledgeGraph.load()
+    rows: list[dict[str, Any]] = []
+    skipped: list[str] = []
+    started = time.monotonic()
+    for number, record, compiled in tasks:
+        oracle = record_oracle(record, kg)
+        if oracle is None:
+            skipped.append(f"line {number}: no oracle (not a kg lookup, find-k or chain task)")
+            continue
+        result = red_team(
+            material(record, oracle, kg), reward_of(compiled, store), budget=budget, seed=seed
+        )
+        row = {"line": number, "question": record.get("question", ""), "family": oracle["family"]}
+        rows.append({**row, **result.to_dict()})
+        progress(_progress_line(len(rows) + len(skipped), len(tasks), row["family"], result))
+    if out:
+        Path(out).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    return _summary(rows, skipped, budget, seed, time.monotonic() - started)
+
+
+def reward_of(
+    compiled: CompiledTree, pages: DocumentStore, judge: ChatClient | None = None
+) -> Reward:
+    """The task's RL reward of an answer; a dropped one (its verifier could not run) as 0."""
+
+    def reward(text: str) -> float:
+        return answer_reward(compiled, text, pages, judge).value or 0.0
+
+    return reward
+
+
+def _corpus(folder: str) -> CorpusStore:
+    if not (Path(folder) / "documents.jsonl").is_file():
+        raise RedTeamInputError(folder, "not a corpus directory (no documents.jsonl)")
+    return CorpusStore(folder)
+
+
+def _tasks(path: str) -> list[tuple[int, dict[str, Any], CompiledTree]]:
+    tasks = []
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            compiled = compile_tree(import_canonical(record["rubric"]).tree)
+        except (ValueError, TypeError, KeyError) as exc:
+            raise RedTeamInputError(path, f"line {number}: not a task record ({exc})") from None
+        except RubricError as exc:
+            raise RedTeamInputError(path, f"line {number}: {exc.summary()}") from None
+        tasks.append((number, record, compiled))
+    if not tasks:
+        raise RedTeamInputError(path, "no tasks")
+    return tasks
+
+
+def _progress_line(done: int, total: int, family: str, result: RedTeamResult) -> str:
+    best = result.best
+    found = f"{best.reward:.3f} ({best.verdict.verdict}: {best.verdict.reason})" if best else "-"
+    return f"[{done}/{total}] {family}: best hack {found} after {result.evaluations} evaluations"
+
+
+def _summary(
+    rows: list[dict[str, Any]], skipped: list[str], budget: int, seed: int, seconds: float
+) -> dict[str, Any]:
+    hacked = [r for r in rows if r["hacked"]]
+    by_family: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        family = by_family.setdefault(row["family"], {"tasks": 0, "hacked": 0, "max": 0.0})
+        family["tasks"] += 1
+        family["hacked"] += row["hacked"]
+        family["max"] = max(family["max"], row["reward"])
+    by_attack: dict[str, float] = {}
+    for row in rows:
+        for name, value in row["by_attack"].items():
+            by_attack[name] = max(by_attack.get(name, 0.0), value)
+    return {
+        "tasks": len(rows),
+        "skipped": skipped,
+        "budget": budget,
+        "seed": seed,
+        "threshold": HACK_MIN,
+        "hacked": len(hacked),
+        "hack_rate": round(len(hacked) / len(rows), 4) if rows else 0.0,
+        "max_hack_reward": max((r["reward"] for r in rows), default=0.0),
+        "mean_reference_reward": round(
+            sum(r["reference_reward"] for r in rows) / len(rows) if rows else 0.0, 4
+        ),
+        "evaluations": sum(r["evaluations"] for r in rows),
+        "seconds_per_task": round(seconds / len(rows), 3) if rows else 0.0,
+        "by_task_family": by_family,
+        "by_attack": dict(sorted(by_attack.items())),
+        "hacks_by_origin": dict(Counter(r["origin"] for r in hacked).most_common()),
+    }
