@@ -1,22 +1,44 @@
 """Does a cited page state a claim's relation? The deterministic citation check (QUEST-SPEC §2).
 
-A page supports a claim when one small window of it, a sentence or a sentence with the ones
-right after it that continue about the same subject ("It is …", "Its …"), holds the claim's
-subject and its value or object together:
+A page supports a claim when one small window of it, a sentence and the sentences right after it
+that continue about the same subject ("It is …", "Its …"), holds the claim's subject and its
+value or object together:
 
 - every number of the claim (rounding allowed: 5,895 m matches 5,895.0 m, 66.7 matches 67);
-- every name of the claim (capitalised words past its first word; a pronoun-led sentence stands
-  for the page's own subject, taken from its title);
+- every name of the claim (capitalised words past its first word);
 - most (60%) of its other content words, light inflection allowed (border/borders,
   high/highest), and the value a check asks for when there is one;
 - the same polarity ("is not" on one side only is a contradiction) and no ordinal the claim lacks
   ("the second highest" does not support "the highest").
 
+Each value is bound to its subject and its relation, in the claim and on the page alike:
+
+- A sentence's subject is what stands before its first "is/are/was/were/has/have/had". A
+  pronoun-led sentence is about the page's own subject (its title up to a comma or a bracket:
+  "Canberra" for "Canberra, Australia (GeoNames)") and the subject of the sentence it continues;
+  a name in that sentence's predicate ("a city in Australia") is not what "Its …" is about.
+- A relation is a group of words (_RELATION_GROUPS: population/people/inhabitants,
+  area/square/km², capital, currency, largest/biggest/most populous, border/neighbour,
+  elevation/height, …). A value (a number, a name) in a sentence's predicate is bound to the
+  group of the relation word nearest to it; the subject is bound to every relation of its
+  sentence.
+- Every number the claim binds to a relation must be stated in one sentence of the window with a
+  relation word of the same group nearest to it, and that sentence must be about a name of the
+  claim (name it, or stand for it with a pronoun). "Its population is 367,752" on Canberra's
+  page does not support "The population of Australia is 367,752", and "Its area is 7,686,850
+  square kilometres" does not support a population of 7,686,850.
+- Every name the claim binds to a relation must be stated with a relation of the same group, or
+  in a sentence that states no relation ("Australia is a country in Oceania"); never as the value
+  of another relation ("Its capital is Canberra" does not make Canberra the currency).
+
 The window is quoted as evidence. True words scattered over a page no longer make a false
 relation true: "Sydney is the capital of Australia" is not supported by a page that says
 "Its capital is Canberra" and, later, "the largest cities … are Sydney, Melbourne …". It is
 still lexical: a paraphrase with other words fails (a false negative, counted by the
-benchmark), and only a judge model reads meaning.
+benchmark), a figure a page gives without a relation word of its group ("Sydney (5,638,830)" in
+a list of the largest cities) is not a population, and which of a claim's names a figure
+belongs to is not parsed ("Canberra, the capital of Australia, has 24,992,369 people" passes on
+Australia's page, which names Australia with that population); only a judge model reads meaning.
 """
 
 from __future__ import annotations
@@ -37,8 +59,8 @@ from quest.rubric.text import STOPWORDS, fold, snippet, word_set
 
 Label: TypeAlias = Literal["supported", "unsupported", "unknown"]
 CONTENT_SHARE = 0.6
-MAX_CONTINUATION = 2  # pronoun-led sentences that may follow a window's first sentence
 _PRONOUNS = word_set("it its he his she her they their this these its")
+_COPULAS = word_set("is are was were has have had")
 # Words that carry no relation of their own: generic verbs, units, approximations, sourcing.
 _NEUTRAL = word_set("""
     stands stand lies lie located situated sits sit found known called named home lying standing
@@ -57,18 +79,30 @@ _ORDINALS = word_set(
 _NEGATIONS = word_set("not never no none neither nor cannot")
 _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*", re.UNICODE)
 _STEMMER = snowballstemmer.stemmer("english")
-# A few relation words that pages and answers say in different words: word -> group.
-_SYNONYMS = {
-    word: group.split()[0]
-    for group in (
-        "largest biggest populous",
-        "border borders bordering bordered neighbour neighbours neighbouring neighbor "
-        "neighbors neighboring adjacent",
-        "population inhabitants residents",
-        "highest tallest",
-    )
-    for word in group.split()
-}
+# Relation words that pages and answers say in different words, one group a line: a value is
+# bound to the group of its nearest relation word, and words of a group match each other.
+_RELATION_GROUPS = (
+    "population populations inhabitants inhabitant residents resident people live lives living",
+    "area areas square km2 sq covers cover covering",
+    "capital capitals",
+    "currency currencies",
+    "largest biggest populous",
+    "border borders bordering bordered neighbour neighbours neighbouring neighbor neighbors "
+    "neighboring adjacent",
+    "elevation altitude height high highest tall tallest",
+    "length long longest",
+    "language languages spoken",
+    "zone zones timezone",
+    "latitude longitude",
+    "calling dialling telephone",
+    "domain domains",
+)
+_RELATIONS = {word: group.split()[0] for group in _RELATION_GROUPS for word in group.split()}
+# A ranking states the measure it ranks by: "the largest cities are Sydney (5,638,830)" gives
+# Sydney's population.
+_RANKED_BY = {"largest": {"largest", "population"}}
+_PARTICLES = word_set("de da do del della di du la le el al of the van von")
+Token: TypeAlias = "str | Number"
 
 
 @dataclass(frozen=True)
@@ -89,6 +123,7 @@ class _Fact:
     content: tuple[str, ...]
     negated: bool
     ordinals: frozenset[str]
+    sentence: _Sentence
     lead: tuple[str, ...] = ()  # a capitalised first word: a name if the page has it
 
     def read_against(self, vocabulary: frozenset[str]) -> _Fact:
@@ -102,10 +137,98 @@ class _Fact:
 
 
 @dataclass(frozen=True)
+class _Sentence:
+    """A sentence's words and numbers in order. Its first `subject` tokens are what it is about:
+    the words before its first copula, or for a pronoun-led sentence the subject the pronoun
+    stands for, put in the pronoun's place. `owners` gives, token by token, the name a figure in
+    brackets follows ("Sydney (5,638,830)"): that figure is about that name."""
+
+    tokens: tuple[Token, ...]
+    subject: int
+    owners: tuple[tuple[str, ...], ...]
+
+    @classmethod
+    def of(cls, text: str, stand_in: tuple[str, ...] = ()) -> _Sentence:
+        tokens, owners = _tokens(text)
+        if stand_in:
+            return cls(stand_in + tokens[1:], len(stand_in), ((),) * len(stand_in) + owners[1:])
+        copula = next((i for i, t in enumerate(tokens) if t in _COPULAS), 0)
+        return cls(tokens, copula, owners)
+
+    def subject_words(self) -> tuple[str, ...]:
+        """The subject's words that can name it (not "the", "largest", "cities")."""
+        return tuple(
+            t
+            for t in self.tokens[: self.subject]
+            if isinstance(t, str) and not (t in _RELATIONS or t in STOPWORDS or t in _NEUTRAL)
+        )
+
+    def relations_at(self, index: int) -> frozenset[str]:
+        """The relations the token at `index` is bound to: all of the sentence's for its
+        subject, else the nearest relation word's (both at a tie) with those joined to it."""
+        found = [(abs(i - index), i) for i, t in enumerate(self.tokens) if t in _RELATIONS]
+        if not found:
+            return frozenset()
+        if index < self.subject:
+            return frozenset(_RELATIONS[str(self.tokens[i])] for _, i in found)
+        nearest = min(distance for distance, _ in found)
+        return frozenset().union(*(self._joined(i) for d, i in found if d == nearest))
+
+    def _joined(self, index: int) -> frozenset[str]:
+        """The relation at `index` and those joined to it by 'and'/'or' ("the capital and
+        largest city of France" binds France to both)."""
+        groups = {_RELATIONS[str(self.tokens[index])]}
+        for step in (-1, 1):
+            i = index
+            while 0 <= i + 2 * step < len(self.tokens) and self.tokens[i + step] in ("and", "or"):
+                i += 2 * step
+                if self.tokens[i] not in _RELATIONS:
+                    break
+                groups.add(_RELATIONS[str(self.tokens[i])])
+        return frozenset(groups)
+
+    def given_at(self, index: int) -> frozenset[str]:
+        """The relations a page gives the token at `index`: a ranking gives its measure too."""
+        return frozenset().union(*(_RANKED_BY.get(g, {g}) for g in self.relations_at(index)))
+
+    def relations_of(self, name: str) -> frozenset[str]:
+        """Every relation an occurrence of `name` is bound to."""
+        return frozenset().union(
+            *(self.relations_at(i) for i, t in enumerate(self.tokens) if t == name)
+        )
+
+    def states_number(
+        self, number: Number, relations: frozenset[str], names: tuple[str, ...]
+    ) -> bool:
+        """Whether the sentence gives `number` with one of `relations` (any, if none) and about
+        one of `names` (anything, if none): the name its brackets follow, or the sentence's."""
+        words = [t for t in self.tokens if isinstance(t, str)]
+        for i, token in enumerate(self.tokens):
+            if not (isinstance(token, Number) and numbers_match(token, number, 0.0, 0.0)):
+                continue
+            about = self.owners[i] or words
+            if relations and not self.given_at(i) & relations:
+                continue
+            if not names or any(_same(word, name) for word in about for name in names):
+                return True
+        return False
+
+    def states_name(self, name: str, relations: frozenset[str]) -> bool:
+        """Whether the sentence names `name` with one of `relations`, or with no relation."""
+        return any(
+            isinstance(t, str)
+            and _same(t, name)
+            and (not (found := self.given_at(i)) or bool(found & relations))
+            for i, t in enumerate(self.tokens)
+        )
+
+
+@dataclass(frozen=True)
 class _Window:
     text: str
     words: tuple[str, ...]
     vocabulary: _Vocabulary
+    sentences: tuple[_Sentence, ...]
 
 
 def page_support(claim: str, page: Document, *, must: ParamValue | None = None) -> Support:
@@ -166,6 +289,7 @@ def _fact(claim: str) -> _Fact:
         content=tuple(dict.fromkeys(w for w in content if w not in names)),
         negated=_negated(words),
         ordinals=frozenset(w for w in words if w in _ORDINALS),
+        sentence=_Sentence.of(claim),
         lead=tuple(w for w in dict.fromkeys(lead) if w not in names),
     )
 
@@ -188,24 +312,63 @@ def _vocabulary(text: str, title: str) -> frozenset[str]:
 
 @lru_cache(maxsize=128)
 def _windows(text: str, title: str) -> tuple[_Window, ...]:
-    subject = tuple(fold(re.sub(r"\s*\([^)]*\)\s*$", "", title)).split())
-    sentences: list[tuple[str, tuple[str, ...], bool]] = []
+    """Each sentence, alone and with each length of the run of pronoun-led sentences after it."""
+    entity = tuple(fold(re.split(r"\s*[(,]", title, maxsplit=1)[0]).split())
+    sentences: list[tuple[str, tuple[str, ...], bool, _Sentence]] = []
+    lead: tuple[str, ...] = ()
     for start, end in sentence_spans(text):
         sentence = " ".join(text[start:end].split())
         words = tuple(fold(sentence).split())
         led = bool(words) and words[0] in _PRONOUNS
-        sentences.append((sentence, words + subject if led else words, led))
+        stand_in = tuple(dict.fromkeys(entity + lead)) if led else ()
+        parsed = _Sentence.of(sentence, stand_in)
+        lead = lead if led else parsed.subject_words()
+        sentences.append((sentence, words + stand_in, led, parsed))
     windows: list[_Window] = []
-    for i, (sentence, words, _) in enumerate(sentences):
-        windows.append(_window(sentence, words))
-        texts, joined = [sentence], list(words)
-        for following, more, led in sentences[i + 1 : i + 1 + MAX_CONTINUATION]:
+    for i, (sentence, words, _, parsed) in enumerate(sentences):
+        windows.append(_Window(sentence, words, _Vocabulary.of(words), (parsed,)))
+        texts, joined, run = [sentence], list(words), [parsed]
+        for following, more, led, parsed_more in sentences[i + 1 :]:
             if not led:
                 break
             texts.append(following)
             joined.extend(more)
-            windows.append(_window(" ".join(texts), tuple(joined)))
+            run.append(parsed_more)
+            window = _Window(
+                " ".join(texts), tuple(joined), _Vocabulary.of(tuple(joined)), tuple(run)
+            )
+            windows.append(window)
     return tuple(windows)
+
+
+def _tokens(text: str) -> tuple[tuple[Token, ...], tuple[tuple[str, ...], ...]]:
+    """The folded words and the numbers of `text` in order, with each token's owner."""
+    tokens: list[Token] = []
+    owners: list[tuple[str, ...]] = []
+    last = 0
+    for number in find_numbers(text):
+        words = fold(text[last : number.start]).split()
+        tokens.extend([*words, number])
+        owners.extend([*((),) * len(words), _bracket_owner(text[: number.start])])
+        last = number.end
+    words = fold(text[last:]).split()
+    tokens.extend(words)
+    return tuple(tokens), tuple(owners + [()] * len(words))
+
+
+def _bracket_owner(before: str) -> tuple[str, ...]:
+    """The name right before the bracket a figure opens ("Ho Chi Minh City (8,993,082)")."""
+    before = before.rstrip()
+    if not before.endswith("("):
+        return ()
+    run: list[str] = []
+    for word in reversed(before[:-1].split()[-8:]):
+        if not (word[:1].isupper() or (run and word in _PARTICLES)):
+            break
+        run.append(word)
+    while run and run[-1] in _PARTICLES:
+        run.pop()
+    return tuple(fold(" ".join(reversed(run))).split())
 
 
 def _missing(fact: _Fact, window: _Window, must: ParamValue | None) -> list[str]:
@@ -228,6 +391,27 @@ def _missing(fact: _Fact, window: _Window, must: ParamValue | None) -> list[str]
     extra = _ordinals_before(window.words, fact) - fact.ordinals
     if extra:
         missing.append(f"no qualifier ('{sorted(extra)[0]}' changes the relation)")
+    return missing or _unbound(fact, window)
+
+
+def _unbound(fact: _Fact, window: _Window) -> list[str]:
+    """The claim's values the window does not state with the claim's relation and subject."""
+    claim, missing = fact.sentence, []
+    for index, number in enumerate(claim.tokens):
+        if not isinstance(number, Number):
+            continue
+        relations, figure = claim.relations_at(index), f"{number.value.normalize():f}"
+        if any(s.states_number(number, relations, fact.names) for s in window.sentences):
+            continue
+        if any(s.states_number(number, relations, ()) for s in window.sentences):
+            subject = " or ".join(f"'{name}'" for name in fact.names)
+            missing.append(f"the figure {figure} said of {subject}")
+        else:
+            missing.append(f"the figure {figure} stated as {'/'.join(sorted(relations))}")
+    for name in fact.names:
+        relations = frozenset() if name in _RELATIONS else claim.relations_of(name)
+        if relations and not any(s.states_name(name, relations) for s in window.sentences):
+            missing.append(f"'{name}' stated as {'/'.join(sorted(relations))}")
     return missing
 
 
@@ -250,10 +434,6 @@ def _ordinals_before(words: tuple[str, ...], fact: _Fact) -> set[str]:
     }
 
 
-def _window(text: str, words: tuple[str, ...]) -> _Window:
-    return _Window(text, words, _Vocabulary.of(words))
-
-
 @dataclass(frozen=True)
 class _Vocabulary:
     """A window's words indexed for what _same compares: exact words, Snowball stems, synonym
@@ -270,7 +450,7 @@ class _Vocabulary:
         return cls(
             unique,
             frozenset(_stem(w) for w in unique),
-            frozenset(_SYNONYMS[w] for w in unique if w in _SYNONYMS),
+            frozenset(_RELATIONS[w] for w in unique if w in _RELATIONS),
             frozenset(w[:n] for w in unique for n in range(max(4, len(w) - 3), len(w))),
         )
 
@@ -279,7 +459,7 @@ class _Vocabulary:
         return (
             word in self.words
             or _stem(word) in self.stems
-            or _SYNONYMS.get(word, "") in self.groups
+            or _RELATIONS.get(word, "") in self.groups
             or (len(word) >= 4 and word in self.prefixes)
             or any(word[:n] in self.words for n in range(max(4, len(word) - 3), len(word)))
         )
@@ -291,7 +471,7 @@ def _same(a: str, b: str) -> bool:
     (high/highest, Kenya/Kenyan)."""
     if a == b or _stem(a) == _stem(b):
         return True
-    if a in _SYNONYMS and _SYNONYMS[a] == _SYNONYMS.get(b):
+    if a in _RELATIONS and _RELATIONS[a] == _RELATIONS.get(b):
         return True
     short, long = (a, b) if len(a) <= len(b) else (b, a)
     return len(short) >= 4 and long.startswith(short) and len(long) - len(short) <= 3
