@@ -1,7 +1,7 @@
 """Does a cited page state a claim's relation? The deterministic citation check (QUEST-SPEC §2).
 
-A page supports a claim when one small window of it, a sentence and the sentences right after it
-that continue about the same subject ("It is …", "Its …"), holds the claim's subject and its
+A page supports a claim when one window of it, a sentence and the run of sentences right after
+it that continue about the same subject ("It is …", "Its …"), holds the claim's subject and its
 value or object together:
 
 - every number of the claim (rounding allowed: 5,895 m matches 5,895.0 m, 66.7 matches 67);
@@ -20,13 +20,16 @@ Each value is bound to its subject and its relation, in the claim and on the pag
 - A relation is a group of words (_RELATION_GROUPS: population/people/inhabitants,
   area/square/km², capital, currency, largest/biggest/most populous, border/neighbour,
   elevation/height, …). A value (a number, a name) in a sentence's predicate is bound to the
-  group of the relation word nearest to it; the subject is bound to every relation of its
+  group of the relation word nearest to it, and to those joined to that word by "and"/"or"
+  ("the capital and largest city of France"); the subject is bound to every relation of its
   sentence.
 - Every number the claim binds to a relation must be stated in one sentence of the window with a
   relation word of the same group nearest to it, and that sentence must be about a name of the
-  claim (name it, or stand for it with a pronoun). "Its population is 367,752" on Canberra's
-  page does not support "The population of Australia is 367,752", and "Its area is 7,686,850
-  square kilometres" does not support a population of 7,686,850.
+  claim (name it, or stand for it with a pronoun; a figure in brackets after a name, "Sydney
+  (5,638,830)", is about that name alone). A ranking gives the measure it ranks by: a figure in
+  "the largest cities … are Sydney (5,638,830)" is Sydney's population. "Its population is
+  367,752" on Canberra's page does not support "The population of Australia is 367,752", and
+  "Its area is 7,686,850 square kilometres" does not support a population of 7,686,850.
 - Every name the claim binds to a relation must be stated with a relation of the same group, or
   in a sentence that states no relation ("Australia is a country in Oceania"); never as the value
   of another relation ("Its capital is Canberra" does not make Canberra the currency).
@@ -35,10 +38,10 @@ The window is quoted as evidence. True words scattered over a page no longer mak
 relation true: "Sydney is the capital of Australia" is not supported by a page that says
 "Its capital is Canberra" and, later, "the largest cities … are Sydney, Melbourne …". It is
 still lexical: a paraphrase with other words fails (a false negative, counted by the
-benchmark), a figure a page gives without a relation word of its group ("Sydney (5,638,830)" in
-a list of the largest cities) is not a population, and which of a claim's names a figure
-belongs to is not parsed ("Canberra, the capital of Australia, has 24,992,369 people" passes on
-Australia's page, which names Australia with that population); only a judge model reads meaning.
+benchmark), a name that shares a word with another ("Mexico City", "Mexico") stands for both,
+and which of a claim's names a figure belongs to is not parsed ("Canberra, the capital of
+Australia, has 24,992,369 people" passes on Australia's page, which names Australia with that
+population); only a judge model reads meaning.
 """
 
 from __future__ import annotations
