@@ -338,10 +338,11 @@ def _entity_hits(
 
 def _one_of(check: Check, ctx: CheckContext) -> LeafVerdict:
     if check.params.get("committed"):
-        names, problem = _committed_items(check, ctx)
+        committed, problem = _committed_items(check, ctx)
         if problem:
             return _verdict(check, False, problem)
-        hits = [(name, Evidence("", ctx.commitment(as_list=True).line)) for name in names]
+        line = ctx.commitment(as_list=True).line
+        hits = [(name, Evidence("", line)) for name in committed]
         search = _Search(check)
     else:
         sources = _sources(check, ctx)

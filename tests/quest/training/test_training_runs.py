@@ -29,7 +29,7 @@ from quest.training.rl import prompt_messages
 from quest.training.trainers import run_training, sft_examples
 
 # Short rows and steps: the runs take seconds on 2 cores.
-SFT = {"gradient_accumulation_steps": 1, "max_length": 384, "warmup_ratio": 0.0}
+SFT = {"gradient_accumulation_steps": 1, "max_length": 448, "warmup_ratio": 0.0}
 GRPO = {"num_generations": 2, "prompts_per_step": 1}
 BUDGETS = {"max_turns": 2, "max_turn_tokens": 12, "max_session_tokens": 48}
 
