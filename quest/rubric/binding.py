@@ -34,29 +34,9 @@ from quest.rubric.commitment import denies
 from quest.rubric.cues import Token, tokens
 from quest.rubric.model import Check
 from quest.rubric.numbers import find_numbers
+from quest.rubric.relations import RELATIONS
 from quest.rubric.text import fold, fold_with_origin
 
-RELATION_GROUPS: dict[str, tuple[str, ...]] = {
-    "population": ("population", "people", "inhabitants", "residents", "populated"),
-    "area": ("area", "square", "km", "km2", "sq", "kilometres", "kilometers", "hectares"),
-    "capital": ("capital",),
-    "currency": ("currency", "currencies"),
-    "largest": ("largest", "biggest", "populous"),
-    "border": (
-        "border",
-        "borders",
-        "bordering",
-        "bordered",
-        "neighbour",
-        "neighbours",
-        "neighbor",
-        "neighbors",
-        "neighbouring",
-        "neighboring",
-    ),
-    "elevation": ("elevation", "altitude", "height", "tall"),
-}
-_GROUP_OF = {word: group for group, words in RELATION_GROUPS.items() for word in words}
 _CODE = re.compile(r"^[A-Z]{3}$")
 _CODES = re.compile(r"\b(?!ISO\b)[A-Z]{3}\b")  # "the ISO code RON": ISO names the standard
 _YEAR = re.compile(r"^\d{4}$")
@@ -71,7 +51,7 @@ def relation_groups(context: Iterable[str]) -> frozenset[str]:
     groups = set()
     for phrase in context:
         for word in fold(phrase).split():
-            groups.add(_GROUP_OF.get(word, f"word:{word}"))
+            groups.add(RELATIONS.get(word, f"word:{word}"))
     return frozenset(groups)
 
 
@@ -87,7 +67,7 @@ def relation_ok(text: str, start: int, end: int, groups: frozenset[str]) -> bool
     if not inside or not groups:
         return True
     first, last = inside[0], inside[-1]
-    cues = {i: _GROUP_OF[t.word] for i, t in enumerate(toks) if t.word in _GROUP_OF}
+    cues = {i: RELATIONS[t.word] for i, t in enumerate(toks) if t.word in RELATIONS}
     cues = {i: g for i, g in cues.items() if not first <= i <= last}
     clause = next(((a, b) for a, b in clause_spans(text) if a <= start < b + 1), None)
     if clause is not None:

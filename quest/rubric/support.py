@@ -17,7 +17,7 @@ Each value is bound to its subject and its relation, in the claim and on the pag
   pronoun-led sentence is about the page's own subject (its title up to a comma or a bracket:
   "Canberra" for "Canberra, Australia (GeoNames)") and the subject of the sentence it continues;
   a name in that sentence's predicate ("a city in Australia") is not what "Its …" is about.
-- A relation is a group of words (_RELATION_GROUPS: population/people/inhabitants,
+- A relation is a group of words (quest.rubric.relations: population/people/inhabitants,
   area/square/km², capital, currency, largest/biggest/most populous, border/neighbour,
   elevation/height, …). A value (a number, a name) in a sentence's predicate is bound to the
   group of the relation word nearest to it, and to those joined to that word by "and"/"or"
@@ -58,6 +58,7 @@ from quest.rubric.claims import clause_spans
 from quest.rubric.documents import Document
 from quest.rubric.model import ParamValue
 from quest.rubric.numbers import Number, find_numbers, number_from_param, numbers_match
+from quest.rubric.relations import RELATIONS
 from quest.rubric.text import STOPWORDS, fold, snippet, word_set
 
 Label: TypeAlias = Literal["supported", "unsupported", "unknown"]
@@ -82,25 +83,6 @@ _ORDINALS = word_set(
 _NEGATIONS = word_set("not never no none neither nor cannot")
 _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*", re.UNICODE)
 _STEMMER = snowballstemmer.stemmer("english")
-# Relation words that pages and answers say in different words, one group a line: a value is
-# bound to the group of its nearest relation word, and words of a group match each other.
-_RELATION_GROUPS = (
-    "population populations inhabitants inhabitant residents resident people live lives living",
-    "area areas square km2 sq covers cover covering",
-    "capital capitals",
-    "currency currencies",
-    "largest biggest populous",
-    "border borders bordering bordered neighbour neighbours neighbouring neighbor neighbors "
-    "neighboring adjacent",
-    "elevation altitude height high highest tall tallest",
-    "length long longest",
-    "language languages spoken",
-    "zone zones timezone",
-    "latitude longitude",
-    "calling dialling telephone",
-    "domain domains",
-)
-_RELATIONS = {word: group.split()[0] for group in _RELATION_GROUPS for word in group.split()}
 # A ranking states the measure it ranks by: "the largest cities are Sydney (5,638,830)" gives
 # Sydney's population.
 _RANKED_BY = {"largest": {"largest", "population"}}
@@ -163,31 +145,31 @@ class _Sentence:
         return tuple(
             t
             for t in self.tokens[: self.subject]
-            if isinstance(t, str) and not (t in _RELATIONS or t in STOPWORDS or t in _NEUTRAL)
+            if isinstance(t, str) and not (t in RELATIONS or t in STOPWORDS or t in _NEUTRAL)
         )
 
     def relations_at(self, index: int) -> frozenset[str]:
         """The relations the token at `index` is bound to: all of the sentence's for its
         subject, else the nearest relation word's (both at a tie) with those joined to it."""
-        found = [(abs(i - index), i) for i, t in enumerate(self.tokens) if t in _RELATIONS]
+        found = [(abs(i - index), i) for i, t in enumerate(self.tokens) if t in RELATIONS]
         if not found:
             return frozenset()
         if index < self.subject:
-            return frozenset(_RELATIONS[str(self.tokens[i])] for _, i in found)
+            return frozenset(RELATIONS[str(self.tokens[i])] for _, i in found)
         nearest = min(distance for distance, _ in found)
         return frozenset().union(*(self._joined(i) for d, i in found if d == nearest))
 
     def _joined(self, index: int) -> frozenset[str]:
         """The relation at `index` and those joined to it by 'and'/'or' ("the capital and
         largest city of France" binds France to both)."""
-        groups = {_RELATIONS[str(self.tokens[index])]}
+        groups = {RELATIONS[str(self.tokens[index])]}
         for step in (-1, 1):
             i = index
             while 0 <= i + 2 * step < len(self.tokens) and self.tokens[i + step] in ("and", "or"):
                 i += 2 * step
-                if self.tokens[i] not in _RELATIONS:
+                if self.tokens[i] not in RELATIONS:
                     break
-                groups.add(_RELATIONS[str(self.tokens[i])])
+                groups.add(RELATIONS[str(self.tokens[i])])
         return frozenset(groups)
 
     def given_at(self, index: int) -> frozenset[str]:
@@ -412,7 +394,7 @@ def _unbound(fact: _Fact, window: _Window) -> list[str]:
         else:
             missing.append(f"the figure {figure} stated as {'/'.join(sorted(relations))}")
     for name in fact.names:
-        relations = frozenset() if name in _RELATIONS else claim.relations_of(name)
+        relations = frozenset() if name in RELATIONS else claim.relations_of(name)
         if relations and not any(s.states_name(name, relations) for s in window.sentences):
             missing.append(f"'{name}' stated as {'/'.join(sorted(relations))}")
     return missing
@@ -453,7 +435,7 @@ class _Vocabulary:
         return cls(
             unique,
             frozenset(_stem(w) for w in unique),
-            frozenset(_RELATIONS[w] for w in unique if w in _RELATIONS),
+            frozenset(RELATIONS[w] for w in unique if w in RELATIONS),
             frozenset(w[:n] for w in unique for n in range(max(4, len(w) - 3), len(w))),
         )
 
@@ -462,7 +444,7 @@ class _Vocabulary:
         return (
             word in self.words
             or _stem(word) in self.stems
-            or _RELATIONS.get(word, "") in self.groups
+            or RELATIONS.get(word, "") in self.groups
             or (len(word) >= 4 and word in self.prefixes)
             or any(word[:n] in self.words for n in range(max(4, len(word) - 3), len(word)))
         )
@@ -474,7 +456,7 @@ def _same(a: str, b: str) -> bool:
     (high/highest, Kenya/Kenyan)."""
     if a == b or _stem(a) == _stem(b):
         return True
-    if a in _RELATIONS and _RELATIONS[a] == _RELATIONS.get(b):
+    if a in RELATIONS and RELATIONS[a] == RELATIONS.get(b):
         return True
     short, long = (a, b) if len(a) <= len(b) else (b, a)
     return len(short) >= 4 and long.startswith(short) and len(long) - len(short) <= 3
