@@ -65,7 +65,7 @@ Label: TypeAlias = Literal["supported", "unsupported", "unknown"]
 CONTENT_SHARE = 0.6
 _PRONOUNS = word_set("it its he his she her they their this these its")
 _COPULAS = word_set("is are was were has have had")
-# Words that carry no relation of their own: generic verbs, units, approximations, sourcing.
+# Words that carry no relation of their own (a table's "Fact | Value" header among them): generic verbs, units, approximations, sourcing.
 _NEUTRAL = word_set("""
     stands stand lies lie located situated sits sit found known called named home lying standing
     both share shares shared lists list gives give shows show puts put counts count notes
@@ -75,6 +75,7 @@ _NEUTRAL = word_set("""
     metres meters metre meter km kilometres kilometers miles mi ft feet square sq percent per
     cent people inhabitants residents according source sources cited page article wikipedia
     geonames countryinfo record records listed reported reports states stated says said
+    fact facts value values field item
     """)
 _ORDINALS = word_set(
     "second third fourth fifth sixth seventh eighth ninth tenth 2nd 3rd 4th 5th 6th 7th 8th "
