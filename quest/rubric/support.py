@@ -65,7 +65,8 @@ Label: TypeAlias = Literal["supported", "unsupported", "unknown"]
 CONTENT_SHARE = 0.6
 _PRONOUNS = word_set("it its he his she her they their this these its")
 _COPULAS = word_set("is are was were has have had")
-# Words that carry no relation of their own (a table's "Fact | Value" header among them): generic verbs, units, approximations, sourcing.
+# Words that carry no relation of their own: generic verbs, units, approximations, sourcing,
+# and a table's "Fact | Value" header.
 _NEUTRAL = word_set("""
     stands stand lies lie located situated sits sit found known called named home lying standing
     both share shares shared lists list gives give shows show puts put counts count notes
