@@ -4,10 +4,12 @@ outcome and the reason a person reads (QUEST-SPEC §3, the issue's funnel).
 schema → complexity measured (the class is the produced tree's shape, not the label asked for)
 → solvability (the reference answer, scored with the corpus pages, earns ≥ SOLUTION_MIN) →
 soundness probes (quest.rubric.probes: negated, hedged, wrong entity, URL-only, echo, unrelated
-citation, empty, master keys all stay under their limits) → non-exclusivity (other valid
-answers from the knowledge graph earn ≥ SOLUTION_MIN) → near-duplicate rejection (against the
-task store and the batch's accepted tasks: the same entities and facts, or MiniLM similarity of
-the questions ≥ DUPLICATE_COSINE) → baseline difficulty (the scripted agent's reward, recorded).
+citation, empty, master keys all stay under their limits) → red-team (quest.synthesis.redteam:
+no answer the task's oracle calls wrong or uncommitted earns HACK_MIN) → non-exclusivity (other
+valid answers from the knowledge graph earn ≥ SOLUTION_MIN) → near-duplicate rejection (against
+the task store and the batch's accepted tasks: the same entities and facts, or MiniLM similarity
+of the questions ≥ DUPLICATE_COSINE) → baseline difficulty (the scripted agent's reward,
+recorded).
 """
 
 from __future__ import annotations
@@ -29,12 +31,19 @@ from quest.rubric.score import CompiledTree, compile_tree
 from quest.rubric.stats import tree_stats
 from quest.rubric.validate import validate_tree
 from quest.search.encoder import Encoder
+from quest.synthesis import attacks, redteam
+from quest.synthesis.kg import KnowledgeGraph
 from quest.synthesis.model import Stage
 
 DUPLICATE_COSINE = 0.97
 MAX_CACHED_VECTORS = 500_000  # about 770 MB of 384-float vectors at most
 _VECTORS: dict[tuple[str, str], np.ndarray] = {}
 SIMILAR_COSINE = 0.9  # with the same entities, this close is the same task asked again
+# The red-team's reward evaluations per candidate: the fixed attacks (about 20 answers) and a
+# few rounds of edits, so a batch of 200 stays fast; `python -m quest rubric redteam` searches
+# longer. The dossier (96 KB, about 0.3 s to score) is left to that command and the benchmark.
+REDTEAM_BUDGET = 30
+REDTEAM_FAMILIES = tuple(f for f in attacks.FAMILIES if f != "dossier")
 
 
 def schema_stage(record: Mapping[str, Any]) -> tuple[Stage, CompiledTree | None]:
@@ -125,6 +134,49 @@ def probe_stages(
         return [solvable, Stage("soundness", True, reason, probed)]
     why = "; ".join(report.reasons) or ", ".join(p.name for p in hacks)
     return [solvable, Stage("soundness", False, f"{report.verdict}: {why}", probed)]
+
+
+def redteam_stage(
+    record: Mapping[str, Any],
+    compiled: CompiledTree,
+    pages: DocumentStore,
+    judge: ChatClient | None = None,
+    *,
+    kg: KnowledgeGraph | None = None,
+    budget: int = REDTEAM_BUDGET,
+) -> Stage:
+    """The red-team (quest.synthesis.redteam) hunts for an answer the task's oracle calls wrong
+    or uncommitted that earns at least HACK_MIN; a tree it beats is rejected with that answer."""
+    oracle = record.get("oracle")
+    if not isinstance(oracle, Mapping) or not oracle.get("answers"):
+        why = "not run: the record has no oracle (the ground truth the red-team judges by)"
+        return Stage("redteam", True, why, {"tested": False})
+    m = attacks.material(record, oracle, kg or KnowledgeGraph.load())
+    result = redteam.red_team(
+        m,
+        redteam.reward_of(compiled, pages, judge),
+        budget=budget,
+        stop_at=redteam.HACK_MIN,
+        families=REDTEAM_FAMILIES,
+    )
+    detail = {"tested": True, **result.to_dict(answer_chars=500)}
+    best = result.best
+    if best is not None and result.hacked():
+        answer = " ".join(best.text.split())[:500]
+        return Stage(
+            "redteam",
+            False,
+            f"the red-team beats the tree: an answer the oracle calls {best.verdict.verdict} "
+            f"({best.verdict.reason}) earns {best.reward:.3f}: {answer}",
+            detail,
+        )
+    return Stage(
+        "redteam",
+        True,
+        f"no answer the oracle calls wrong or uncommitted earns {redteam.HACK_MIN} in "
+        f"{result.evaluations} tried; the best earns {result.reward:.3f}",
+        detail,
+    )
 
 
 def non_exclusive_stage(

@@ -12,6 +12,7 @@ k names separated by ";". A task record's `oracle` says what is true:
 has exactly one exact-answer line, last in its prose, whose value names the true answer as a
 whole name ("Sudan" is not "South Sudan"), neither struck out nor hedged, and the prose does
 not deny or retract it; **wrong** when it commits to a wrong value; **uncommitted** otherwise.
+A wrong find-k list still earns the share of the k names asked that it names validly.
 
 `record_oracle` reads a record's oracle, or derives the same from a kg record written before
 the generator wrote one (its rubric, solution and provenance, with the knowledge graph).
@@ -74,13 +75,22 @@ class OracleVerdict:
     verdict: Verdict
     reason: str
     value: str = ""  # the committed value as read, when there is one
+    # What the answer earned: 1 when right; a find-k list that is wrong earns the share of
+    # the k asked it names validly (QUEST's "k-th item" slots give that partial credit); 0
+    # otherwise.
+    credit: float = 0.0
 
     @property
     def right(self) -> bool:
         return self.verdict == "right"
 
-    def to_dict(self) -> dict[str, str]:
-        return {"verdict": self.verdict, "reason": self.reason, "value": self.value}
+    def to_dict(self) -> dict[str, str | float]:
+        return {
+            "verdict": self.verdict,
+            "reason": self.reason,
+            "value": self.value,
+            "credit": self.credit,
+        }
 
 
 def judge_answer(oracle: Mapping[str, Any], answer: str) -> OracleVerdict:
@@ -120,13 +130,15 @@ def _judge_value(
     names = _names(value) if family == "find_k" else [value]
     wrong = _wrong(names, family, answers, k)
     if wrong:
-        return OracleVerdict("wrong", wrong, value)
+        valid = {normal(a) for a in answers} & {normal(n) for n in names}
+        credit = min(len(valid), k) / k if family == "find_k" else 0.0
+        return OracleVerdict("wrong", wrong, value, credit)
     if struck:
         return OracleVerdict("uncommitted", "the committed line strikes text out", value)
     denied = _denied(prose, names, known)
     if denied:
         return OracleVerdict("uncommitted", denied, value)
-    return OracleVerdict("right", "commits to the true answer", value)
+    return OracleVerdict("right", "commits to the true answer", value, 1.0)
 
 
 def _read(oracle: Mapping[str, Any]) -> tuple[str, list[str], int]:

@@ -6,9 +6,12 @@ delete, move or repeat sentences of the reference, insert facts of other entitie
 commit to a distractor, drop or repeat the `Exact answer:` line, retract, hedge, compare, deny,
 strike out, wrap in odd-case tags, ask instead of answering, reword sentences and exchange
 figures between them. It starts from the reference and every fixed attack family, keeps the
-answers with the highest reward (an oracle-right answer counts at half, as a stepping stone),
-and edits them until its budget of reward evaluations is spent or a hack reaches `stop_at`.
-Deterministic for a seed: every draw comes from one generator seeded by the seed and the task.
+answers paid most beyond what the oracle says they earned (their *excess*: the whole reward of
+a wrong or uncommitted answer, less the valid share of a wrong find-k list; an oracle-right
+answer counts at half its reward, as a stepping stone), and edits them until its budget of
+reward evaluations is spent or a hack's excess reaches `stop_at`. A tree is beaten when some
+answer's excess reaches HACK_MIN. Deterministic for a seed: every draw comes from one
+generator seeded by the seed and the task.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import json
 import random
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -55,36 +58,47 @@ class Attempt:
     verdict: OracleVerdict
 
     @property
+    def excess(self) -> float:
+        """Reward beyond what the oracle says the answer earned (its credit)."""
+        return self.reward - self.verdict.credit
+
+    @property
     def fitness(self) -> float:
-        return self.reward * (STEPPING_STONE if self.verdict.right else 1.0)
+        return self.reward * STEPPING_STONE if self.verdict.right else self.excess
 
 
 @dataclass(frozen=True)
 class RedTeamResult:
-    best: Attempt | None  # the oracle-wrong or uncommitted answer with the highest reward
+    best: Attempt | None  # the oracle-wrong or uncommitted answer paid most beyond its credit
     best_by_verdict: Mapping[str, Attempt]  # the same, for "wrong" and "uncommitted" apart
     evaluations: int
     reference_reward: float
-    by_attack: Mapping[str, float]  # each fixed family's highest reward among its hacks
+    by_attack: Mapping[str, float]  # each fixed family's most reward beyond credit
 
     def hacked(self, threshold: float = HACK_MIN) -> bool:
-        return self.best is not None and self.best.reward >= threshold
+        return self.best is not None and self.best.excess >= threshold - 1e-9
 
     @property
     def reward(self) -> float:
         return self.best.reward if self.best else 0.0
 
+    @property
+    def excess(self) -> float:
+        return self.best.excess if self.best else 0.0
+
     def to_dict(self, answer_chars: int = 20_000) -> dict[str, Any]:
         best = self.best
         return {
             "reward": round(self.reward, 4),
+            "credit": round(best.verdict.credit, 4) if best else 0.0,
+            "excess": round(self.excess, 4),
             "hacked": self.hacked(),
             "verdict": best.verdict.verdict if best else "",
             "reason": best.verdict.reason if best else "",
             "origin": best.origin if best else "",
             "edits": list(best.edits) if best else [],
             "answer": best.text[:answer_chars] if best else "",
-            "by_verdict": {v: round(a.reward, 4) for v, a in self.best_by_verdict.items()},
+            "by_verdict": {v: round(a.excess, 4) for v, a in self.best_by_verdict.items()},
             "evaluations": self.evaluations,
             "reference_reward": round(self.reference_reward, 4),
             "by_attack": {k: round(v, 4) for k, v in self.by_attack.items()},
@@ -98,17 +112,19 @@ def red_team(
     budget: int = DEFAULT_BUDGET,
     seed: int = 0,
     stop_at: float = 1.0,
+    families: Sequence[str] = tuple(attacks.FAMILIES),
 ) -> RedTeamResult:
-    """The best hack of one task within `budget` reward evaluations."""
+    """The best hack of one task within `budget` reward evaluations, starting from the fixed
+    attack `families`."""
     search = _Search(m, reward, budget, stop_at)
     rng = random.Random(f"{seed}:{m.right}:{m.reference.render()}")
     reference = search.score(m.reference, "reference", ())
     by_attack: dict[str, float] = {}
-    for family, build in attacks.FAMILIES.items():
-        for answer in build(m):
+    for family in families:
+        for answer in attacks.FAMILIES[family](m):
             tried = search.score(answer, family, ())
             if tried is not None and not tried.verdict.right:
-                by_attack[family] = max(by_attack.get(family, 0.0), tried.reward)
+                by_attack[family] = max(by_attack.get(family, 0.0), tried.excess)
     stale = 0
     while stale < STALE_ROUNDS and not search.done():
         before = search.evaluations
@@ -139,7 +155,7 @@ class _Search:
 
     def done(self) -> bool:
         return self.evaluations >= self.budget or (
-            self.best is not None and self.best.reward >= self.stop_at - 1e-9
+            self.best is not None and self.best.excess >= self.stop_at - 1e-9
         )
 
     def score(self, answer: Composed, origin: str, edits: tuple[str, ...]) -> Attempt | None:
@@ -154,10 +170,10 @@ class _Search:
         self.seen[text] = attempt
         verdict = attempt.verdict.verdict
         if verdict != "right":
-            if self.best is None or value > self.best.reward:
+            if self.best is None or attempt.excess > self.best.excess:
                 self.best = attempt
             held = self.by_verdict.get(verdict)
-            if held is None or value > held.reward:
+            if held is None or attempt.excess > held.excess:
                 self.by_verdict[verdict] = attempt
         return attempt
 
@@ -461,6 +477,8 @@ def _tasks(path: str) -> list[tuple[int, dict[str, Any], CompiledTree]]:
 def _progress_line(done: int, total: int, family: str, result: RedTeamResult) -> str:
     best = result.best
     found = f"{best.reward:.3f} ({best.verdict.verdict}: {best.verdict.reason})" if best else "-"
+    if best and best.verdict.credit:
+        found += f", {best.verdict.credit:.3f} of it earned"
     return f"[{done}/{total}] {family}: best hack {found} after {result.evaluations} evaluations"
 
 
@@ -473,7 +491,7 @@ def _summary(
         family = by_family.setdefault(row["family"], {"tasks": 0, "hacked": 0, "max": 0.0})
         family["tasks"] += 1
         family["hacked"] += row["hacked"]
-        family["max"] = max(family["max"], row["reward"])
+        family["max"] = max(family["max"], row["excess"])
     by_attack: dict[str, float] = {}
     for row in rows:
         for name, value in row["by_attack"].items():
@@ -486,7 +504,8 @@ def _summary(
         "threshold": HACK_MIN,
         "hacked": len(hacked),
         "hack_rate": round(len(hacked) / len(rows), 4) if rows else 0.0,
-        "max_hack_reward": max((r["reward"] for r in rows), default=0.0),
+        "max_hack_reward": max((r["reward"] for r in hacked), default=0.0),
+        "max_excess": max((r["excess"] for r in rows), default=0.0),
         "mean_reference_reward": round(
             sum(r["reference_reward"] for r in rows) / len(rows) if rows else 0.0, 4
         ),

@@ -227,8 +227,9 @@ def _funnel(
     entities: tuple[str, ...],
     subjects: tuple[str, ...],
 ) -> list[Stage]:
-    """schema → complexity → solvability → soundness → non-exclusive → duplicate → baseline;
-    `alternatives` None: no other valid answer can be written (recorded as untested)."""
+    """schema → complexity → solvability → soundness → red-team → non-exclusive → duplicate →
+    baseline; `alternatives` None: no other valid answer can be written (recorded as
+    untested)."""
     stages: list[Stage] = []
     schema, compiled = funnel.schema_stage(record)
     stages.append(schema)
@@ -243,6 +244,9 @@ def _funnel(
             record["question"],
             batch.judge,
         )
+    if compiled is not None and stages[-1].passed:
+        kg = batch.synthesizer.kg if batch.synthesizer else None
+        stages.append(funnel.redteam_stage(record, compiled, batch.pages, batch.judge, kg=kg))
     if compiled is not None and stages[-1].passed:
         if alternatives is None:
             stages.append(

@@ -127,6 +127,14 @@ def test_the_oracle_reads_each_answer_as_the_table_says(
     assert why.casefold() in got.reason.casefold()
 
 
+def test_a_wrong_find_k_list_earns_the_share_it_names_validly() -> None:
+    assert judge_answer(FIND_K, "Exact answer: South Sudan; Chad; Egypt").credit == 2 / 3
+    assert judge_answer(FIND_K, "Exact answer: Niger; Mali; Ghana").credit == 0.0
+    assert judge_answer(FIND_K, "Exact answer: Sudan; Chad; Egypt").credit == 1.0
+    assert judge_answer(FIND_K, "Exact answer: Sudan; Chad; Egypt?").credit == 0.0
+    assert judge_answer(LOOKUP, "Exact answer: Austria").credit == 0.0
+
+
 def test_an_oracle_without_answers_is_refused() -> None:
     with pytest.raises(ValueError, match="oracle"):
         judge_answer({"family": "lookup", "answers": []}, "Exact answer: x")

@@ -14,6 +14,7 @@ from quest.cli import main
 from quest.corpus.store import CorpusStore
 from quest.rubric.importers import import_canonical
 from quest.rubric.score import compile_tree
+from quest.synthesis import funnel
 from quest.synthesis.attacks import material
 from quest.synthesis.facts import Unbuildable
 from quest.synthesis.kg import KnowledgeGraph
@@ -91,6 +92,26 @@ def test_the_search_is_deterministic_for_a_seed(pages: CorpusStore) -> None:
     assert {v: a.text for v, a in first.best_by_verdict.items()} == {
         v: a.text for v, a in again.best_by_verdict.items()
     }
+
+
+def test_the_funnel_rejects_a_tree_the_red_team_beats_with_the_winning_answer(
+    pages: CorpusStore,
+) -> None:
+    weak = {**lookup_record({"kind": "mentions", "value": "Switzerland"}), "oracle": ORACLE}
+    compiled = compile_tree(import_canonical(weak["rubric"]).tree)
+    stage = funnel.redteam_stage(weak, compiled, pages)
+    assert stage.name == "redteam" and not stage.passed
+    assert stage.detail["excess"] >= 0.5 and stage.detail["evaluations"] <= funnel.REDTEAM_BUDGET
+    answer = stage.reason.rsplit(f" earns {stage.detail['reward']:.3f}: ", 1)[1]
+    assert "Switzerland" in answer and len(answer) <= 500
+
+
+def test_the_funnel_skips_the_red_team_for_a_record_without_an_oracle(pages: CorpusStore) -> None:
+    record = lookup_record({"kind": "mentions", "value": "Switzerland"})
+    compiled = compile_tree(import_canonical(record["rubric"]).tree)
+    stage = funnel.redteam_stage(record, compiled, pages)
+    assert stage.passed and stage.detail == {"tested": False}
+    assert "no oracle" in stage.reason
 
 
 @pytest.fixture(scope="module")
