@@ -33,17 +33,16 @@ from quest.rubric.claims import clause_spans
 from quest.rubric.commitment import denies
 from quest.rubric.cues import Token, tokens
 from quest.rubric.model import Check
+from quest.rubric.names import Span, entity_mentions
 from quest.rubric.numbers import find_numbers
 from quest.rubric.relations import RELATIONS
-from quest.rubric.text import fold, fold_with_origin
+from quest.rubric.text import fold
 
 _CODE = re.compile(r"^[A-Z]{3}$")
 _CODES = re.compile(r"\b(?!ISO\b)[A-Z]{3}\b")  # "the ISO code RON": ISO names the standard
 _YEAR = re.compile(r"^\d{4}$")
 LEAD = 4  # words before a name for the claim to open on it ("The population of Australia")
 TOPICS = 2  # names a sentence that names none may continue: the last two named
-
-Span = tuple[int, int, str]  # (start, end, folded name)
 
 
 def relation_groups(context: Iterable[str]) -> frozenset[str]:
@@ -142,22 +141,6 @@ def _leading(text: str, found: Sequence[Span], value: tuple[int, int]) -> str:
         words = sum(1 for t in toks if t.end <= start and t.is_word)
         return key if words <= LEAD else ""
     return ""
-
-
-def entity_mentions(text: str, keys: Sequence[str]) -> list[Span]:
-    """Whole-word mentions of the names, longest first where they overlap ("South Sudan" is
-    one mention, not also "Sudan")."""
-    if not keys:
-        return []
-    folded = fold_with_origin(text)
-    found = [(a, b, key) for key in keys for a, b in folded.find_all(key)]
-    found.sort(key=lambda m: (m[0], -(m[1] - m[0])))
-    kept: list[Span] = []
-    for span in found:
-        if kept and span[0] < kept[-1][1]:
-            continue
-        kept.append(span)
-    return kept
 
 
 def rival_strings(text: str, value: str, others: Sequence[str]) -> list[Span]:

@@ -14,7 +14,6 @@ from datetime import date
 
 from quest.rubric.binding import (
     Binder,
-    entity_mentions,
     relation_groups,
     relation_ok,
     rival_strings,
@@ -28,6 +27,7 @@ from quest.rubric.dates import find_dates, parse_date
 from quest.rubric.documents import Document, DocumentStore, normalise_url, url_host
 from quest.rubric.judge import ChatClient, ClaimJudge
 from quest.rubric.model import Check, ParamValue
+from quest.rubric.names import entity_mentions
 from quest.rubric.numbers import Number, find_numbers, number_from_param, numbers_match
 from quest.rubric.regex_guard import EVALUATION_SECONDS, SEARCH_SECONDS, RegexTimeout, finditer
 from quest.rubric.support import page_support
@@ -71,7 +71,7 @@ class CheckContext:
     def commitment(self, *, as_list: bool) -> Commitment:
         if as_list not in self._commitments:
             self._commitments[as_list] = read_commitment(
-                self.cited.claims, as_list=as_list, answer=self.answer
+                self.cited.claims, as_list=as_list, answer=self.answer, names=self.names
             )
         return self._commitments[as_list]
 

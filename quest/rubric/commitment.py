@@ -13,6 +13,7 @@ Nothing is committed when:
 - two `Exact answer:` lines give different values;
 - the value asks, hedges or negates ("Is it X?", "X or Y", "one of", "probably X", "not X");
 - a claim of the answer denies the committed value ("X is wrong", "forget X", "X (false)");
+- a claim calls another of the tree's names "the answer" ("Correction: the answer is Niue");
 - the answer is longer than the check's `max_chars` (bulk is no answer: see quest.rubric.checks);
 - the answer holds the protocol's own tags (`<ANSWER>`, `</answer>`, `<think>` in any case).
 
@@ -24,10 +25,12 @@ leading "the" and a trailing parenthesis): "Sudan" is not "South Sudan".
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from quest.rubric.citations import Claim
+from quest.rubric.claims import judge_occurrence
+from quest.rubric.names import entity_mentions
 from quest.rubric.text import fold, word_set
 
 LABEL = re.compile(r"^\W*exact\s+answer\W*?:\W*", re.IGNORECASE)
@@ -47,6 +50,7 @@ DENIALS = word_set(
     """wrong incorrect false untrue mistaken erroneous invalid inaccurate retract retracted
     disregard ignore forget scratch rejected wrongly"""
 )
+ANSWER_WORD = "answer"  # "the answer is X" in the prose names an answer as the line does
 DENIAL_REACH = 4  # words either side of a name that a denial must fall within
 _DENIAL_PHRASES = ("ruled out", "rule out", "not the answer", "not correct", "not right")
 
@@ -63,11 +67,16 @@ class Commitment:
 
 
 def read_commitment(
-    claims: Sequence[Claim], *, as_list: bool = False, answer: str = ""
+    claims: Sequence[Claim],
+    *,
+    as_list: bool = False,
+    answer: str = "",
+    names: Collection[str] = (),
 ) -> Commitment:
     """The answer's commitment, read from its claims (prose only, in order); `answer`, the
     raw text, is searched for protocol tags (an answer holding another `<answer>` block shows
-    one thing and means another, so it commits to nothing)."""
+    one thing and means another, so it commits to nothing); `names` (folded) are the other
+    answers the prose may name as "the answer"."""
     tag = _PROTOCOL_TAG.search(answer)
     if tag:
         return Commitment((), "", f"the answer holds the protocol tag {tag[0]!r}")
@@ -80,8 +89,8 @@ def read_commitment(
     if problem:
         return Commitment((), line, problem)
     items = split_items(value) if as_list else (value,)
-    denied = _denied(claims[:index], items)
-    return Commitment((), line, denied) if denied else Commitment(items, line)
+    problem = _denied(claims[:index], items) or _other_answer(claims[:index], items, names)
+    return Commitment((), line, problem) if problem else Commitment(items, line)
 
 
 def _line_problem(
@@ -160,6 +169,21 @@ def _denied(claims: Sequence[Claim], items: Sequence[str]) -> str:
                 cue = denies(near)
                 if cue:
                     return f"the answer denies what it commits to ({cue!r}): {_cut(claim.text)!r}"
+    return ""
+
+
+def _other_answer(claims: Sequence[Claim], items: Sequence[str], names: Collection[str]) -> str:
+    """A claim that calls another name the answer ("Correction: the answer is Niue", "The
+    answer is Austria"): the prose then gives two answers, and the line commits to neither. A
+    name the claim negates ("the answer is Australia, not New Zealand") is no second answer."""
+    committed = {_key(item) for item in items}
+    rivals = sorted((n for n in names if n not in committed), key=len, reverse=True)
+    for claim in claims:
+        if ANSWER_WORD not in fold(claim.text).split():
+            continue
+        for start, end, name in entity_mentions(claim.text, rivals):
+            if judge_occurrence(claim.text, start, end, allow_list=True).commits:
+                return f"the prose gives another answer ({name!r}): {_cut(claim.text)!r}"
     return ""
 
 

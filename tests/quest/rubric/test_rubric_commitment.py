@@ -311,3 +311,20 @@ def test_any_answer_committed_to_a_wrong_country_scores_zero(body: list[str], wr
     answer = " ".join(body) + f"\n\nExact answer: {wrong}\n\n[1] {AU}\n[2] {CB}"
     assert _leaf_status(answer, "identity") == "fail"
     assert _score(answer) == 0.0
+
+
+def test_prose_that_calls_another_country_the_answer_leaves_nothing_committed() -> None:
+    for aside in (
+        "Correction: the answer is New Zealand.",
+        "All of the above is wrong. The answer is Fiji.",
+        "The answer is Samoa. For comparison, here is what the pages say about Australia.",
+    ):
+        answer = f"{aside} {FACTS}\n\nExact answer: Australia\n\n[1] {AU}"
+        assert _score(answer) == 0.0, aside
+
+
+def test_prose_that_names_a_rival_only_to_rule_it_out_keeps_the_commitment() -> None:
+    answer = (
+        f"The answer is Australia, not New Zealand. {FACTS}\n\nExact answer: Australia\n\n[1] {AU}"
+    )
+    assert _leaf_status(answer, "identity") == "pass"
