@@ -14,6 +14,10 @@ or `<answer>…</answer>`. Decisions where the protocol is silent:
 - Nested tags (`<tool_call><tool_call>{…}</tool_call></tool_call>`): the innermost block is read.
 - Unclosed tags make the turn invalid; an unclosed answer's text is kept in `answer` so a loop
   that is forcing a final answer can still use it as a partial one.
+- Tags are matched exactly as written here, in lower case: `<ANSWER>` or `<Answer>` is no tag,
+  only text of the answer. `answer_text` applies this same reading wherever an answer is taken
+  out of a response (the reward, the rubric CLI, the web's "try an answer"), so the answer a
+  reader is shown is the text that is scored.
 """
 
 from __future__ import annotations
@@ -68,18 +72,42 @@ def parse_turn(text: str) -> Turn:
     )
 
 
+def answer_text(text: str) -> str:
+    """The answer a response gives, read as parse_turn reads it: the last closed, non-empty
+    `<answer>…</answer>` outside `<think>`, or "" when a response with answer tags has none (an
+    unclosed or empty block, an answer only inside thoughts). Text without any `<answer>` tag is
+    all answer: an answer written on its own, or the final answer already taken out of its tags,
+    which this returns unchanged (parse_turn's answers are stripped and hold no tags)."""
+    if "<answer>" not in text:
+        return text.strip()
+    turn = parse_turn(text)
+    return turn.answer if turn.kind == "answer" else ""
+
+
 def split_think(text: str) -> tuple[str, str, str]:
     """(thoughts, the rest, problem): every think block is taken out of the turn."""
     body = text
     head, closer, tail = body.partition("</think>")
     if closer and "<think>" not in head:
-        return _join([head, *_THINK.findall(tail)]), _THINK.sub("", tail), ""
-    thoughts = _THINK.findall(body)
-    body = _THINK.sub("", body)
+        thoughts, body = _closed_thoughts(tail)
+        return _join([head, *thoughts]), body, ""
+    thoughts, body = _closed_thoughts(body)
     if "<think>" in body:
         before, _, after = body.partition("<think>")
         return _join([*thoughts, after]), before, "the <think> block is never closed with </think>"
     return _join(thoughts), body, ""
+
+
+def _closed_thoughts(text: str) -> tuple[list[str], str]:
+    """The closed think blocks of `text`, and `text` without them. Only the text up to the last
+    `</think>` can hold one: searching beyond it would scan to the end from every unclosed
+    `<think>`, time quadratic in a turn that repeats the tag."""
+    last = text.rfind("</think>")
+    if last < 0:
+        return [], text
+    cut = last + len("</think>")
+    head = text[:cut]
+    return _THINK.findall(head), _THINK.sub("", head) + text[cut:]
 
 
 def _tool_turn(think: str, calls: list[str]) -> Turn:

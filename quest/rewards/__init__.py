@@ -9,7 +9,10 @@ The response is scored with quest.rubric.reward.answer_reward: R = 0.75·base +
 0.25·valid_rate·clip(base, 0, 1), base the tree's root score. The answer is the response's last
 closed `<answer>…</answer>` block outside `<think>` (quest.agent.protocol): a response without
 one (tool calls only, an answer cut off before `</answer>`, plain text) has no answer and earns
-0. Cited pages are read from the corpus directory named by $QUESTWEB_CORPUS_DIR; without it,
+0. Tags are read in lower case only, as the protocol reads them: an `<ANSWER>` inside the answer
+is text of it, and answer_reward scores exactly the answer the protocol shows.
+
+Cited pages are read from the corpus directory named by $QUESTWEB_CORPUS_DIR; without it,
 citations cannot be checked (each is *unknown*, so valid_rate is 0 and R is at most 0.75) and a
 leaf that reads the cited pages cannot run, which drops the task. There is no LLM judge here:
 a tree with `judge` leaves that could change the score is dropped too (`python -m quest dataset

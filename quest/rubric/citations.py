@@ -1,8 +1,10 @@
 """An answer's prose and its citations (QUEST-SPEC §2), read with markdown-it-py.
 
-The answer is parsed as CommonMark (with tables). Its prose is cut into *claims*: the sentences
-of paragraphs, list items and headings, and one claim per table row ("Header: cell | …").
-Code, HTML, images and reference lists are not prose. Each claim knows the URLs it cites:
+The answer is parsed as CommonMark (with tables and strikethrough). Its prose is cut into
+*claims*: the sentences of paragraphs, list items and headings, and one claim per table row
+("Header: cell | …"). Code, HTML, images and reference lists are not prose, and neither is
+struck-out text (`~~…~~`, `<del>…</del>`, `<s>…</s>`, `<strike>…</strike>`): its words and
+the citations inside it belong to no claim. Each claim knows the URLs it cites:
 
 - inline links `[text](https://…)`, autolinks `<https://…>` and bare URLs; a link whose text
   is only a marker (`[1](url)`, `[source](url)`, the URL itself) cites without adding words;
@@ -17,6 +19,8 @@ A marker that follows a full stop belongs to the sentence before it. Only http(s
 from __future__ import annotations
 
 import re
+import string
+from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -34,8 +38,11 @@ _BARE_URL = re.compile(_URL)
 _MARKER = re.compile(r"\[\^?(\d{1,4}(?:\s*[,;\u2013-]\s*\^?\d{1,4}){0,20})\](?![(\[:])")
 _REFERENCE_LINE = re.compile(r"^\s{0,3}\[\^?(\d{1,4})\]:?\s+(.*)$")
 _NUMBERED_ITEM = re.compile(r"^\s*(\d{1,4})[.)]\s+")
+# Possessive runs (`*+`): none of their characters can start what follows them, and a plain `*`
+# would backtrack quadratically over a long run of `*` or spaces after the word.
 _HEADING = re.compile(
-    r"^[#*_\s]*(?:references|sources|citations|bibliography|works cited|links)[*_\s]*:?[*_\s]*$",
+    r"^[#*_\s]*+(?:references|sources|citations|bibliography|works cited|links)"
+    r"[*_\s]*+(?::[*_\s]*+)?$",
     re.IGNORECASE,
 )
 # Link texts that only point at a source: they cite, but they are not words of the claim.
@@ -52,7 +59,11 @@ _ABBREVIATIONS = word_set(
     "gov col lt sgt rev univ ft km mi sq op vol ed al jan feb mar apr jun jul aug sep sept oct "
     "nov dec"
 )
+_LONGEST_ABBREVIATION = max(len(word) for word in _ABBREVIATIONS)
+_LETTERS = frozenset(string.ascii_letters)
 _SPACES = re.compile(r"[ \t\r\n\f\v]+")
+_URL_OR_MARKER = re.compile(f"{_URL}|{_MARKER.pattern}")
+_STRIKE_TAG = re.compile(r"<(/?)(?:del|s|strike)\b[^>]*>", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -99,7 +110,7 @@ class _Block:
 
 @lru_cache(maxsize=1)
 def _markdown() -> MarkdownIt:
-    return MarkdownIt("commonmark", {"html": True}).enable("table")
+    return MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
 
 
 @lru_cache(maxsize=64)
@@ -317,12 +328,16 @@ def _flatten(token: Token, references: dict[str, str], into: _Inline | None = No
     out = into if into is not None else _Inline()
     children = token.children or []
     index = 0
+    struck = 0  # how many deletions are open here
     while index < len(children):
         child = children[index]
+        struck = _struck(child, struck)
         if child.type == "link_open":
-            index = _link(children, index, out, references)
+            index, struck = _link(children, index, out, references, struck)
             continue
-        if child.type in ("text", "code_inline"):
+        if struck:
+            pass
+        elif child.type in ("text", "code_inline"):
             _text(child.content, out, references)
         elif child.type in ("softbreak", "hardbreak"):
             out.add(" ")
@@ -330,27 +345,47 @@ def _flatten(token: Token, references: dict[str, str], into: _Inline | None = No
     return out
 
 
-def _link(children: list[Token], start: int, out: _Inline, references: dict[str, str]) -> int:
+def _struck(token: Token, struck: int) -> int:
+    """The number of deletions open after `token`: `~~` and inline `<del>`, `<s>`, `<strike>`
+    open one, their closing markup closes one."""
+    if token.type == "s_open":
+        return struck + 1
+    if token.type == "s_close":
+        return max(struck - 1, 0)
+    tag = _STRIKE_TAG.fullmatch(token.content.strip()) if token.type == "html_inline" else None
+    if tag is None or tag[0].endswith("/>"):
+        return struck
+    return max(struck - 1, 0) if tag[1] else struck + 1
+
+
+def _link(
+    children: list[Token], start: int, out: _Inline, references: dict[str, str], struck: int
+) -> tuple[int, int]:
+    """A link's words and citation; a link inside a deletion is deleted with it, words struck
+    inside its text are left out. Returns where reading goes on, and the deletions open."""
+    inside = struck > 0
     href = str(children[start].attrs.get("href", ""))
     words: list[str] = []
     index = start + 1
     while index < len(children) and children[index].type != "link_close":
-        if children[index].type in ("text", "code_inline"):
+        struck = _struck(children[index], struck)
+        if children[index].type in ("text", "code_inline") and not struck:
             words.append(children[index].content)
         index += 1
+    if inside:
+        return index + 1, struck
     label = "".join(words)
     if not _LABEL.match(label):
         _text(label, out, references)
     if _BARE_URL.fullmatch(href):
         out.cite(href)
-    return index + 1
+    return index + 1, struck
 
 
 def _text(text: str, out: _Inline, references: dict[str, str]) -> None:
     """Plain text: bare URLs and numeric markers become citations at the place they stood."""
-    pattern = re.compile(f"{_URL}|{_MARKER.pattern}")
     last = 0
-    for match in pattern.finditer(text):
+    for match in _URL_OR_MARKER.finditer(text):
         out.add(text[last : match.start()])
         if match[0].startswith("http"):
             url = match[0].rstrip(".,;:!?")
@@ -413,33 +448,55 @@ def _sentences(flat: _Inline) -> Iterator[tuple[str, tuple[str, ...]]]:
     cuts = [0, *(m.end() for m in _BOUNDARY.finditer(text) if not _abbreviation(text, m.start()))]
     cuts.append(len(text))
     spans = [(cuts[i], cuts[i + 1]) for i in range(len(cuts) - 1)]
+    owner = _Owner(text, cuts[:-1])
     cited: list[list[str]] = [[] for _ in spans]
     for offset, url in flat.anchors:
-        cited[_owner(spans, offset, text)].append(url)
+        cited[owner.of(offset)].append(url)
     for (start, end), urls in zip(spans, cited, strict=True):
         sentence = _tidy(text[start:end])
         if sentence:
             yield sentence, tuple(dict.fromkeys(urls))
 
 
-def _owner(spans: list[tuple[int, int]], offset: int, text: str) -> int:
-    """The sentence a citation at `offset` belongs to: the one it sits in, or the one before
-    when it stands at the very start of a sentence (`… capital. [1] Lyon …`)."""
-    for number, (start, end) in enumerate(spans):
-        if start <= offset < end or (offset == end and number == len(spans) - 1):
-            if number > 0 and not text[start:offset].strip():
-                return number - 1
-            return number
-    return len(spans) - 1
+class _Owner:
+    """The sentence a citation at an offset belongs to: the one it sits in, or the one before
+    when it stands at the very start of a sentence (`… capital. [1] Lyon …`). A binary search
+    over the sentence starts, so many citations in a long paragraph stay cheap."""
+
+    def __init__(self, text: str, starts: list[int]) -> None:
+        self.starts = starts
+        self.end = len(text)
+        # Where each sentence's first non-space character stands: a citation at or before it
+        # has nothing of its sentence before it.
+        self.words = [
+            start + len(text[start:stop]) - len(text[start:stop].lstrip())
+            for start, stop in zip(starts, [*starts[1:], len(text)], strict=True)
+        ]
+
+    def of(self, offset: int) -> int:
+        last = len(self.starts) - 1
+        if offset > self.end:
+            return last
+        number = min(bisect_right(self.starts, offset) - 1, last)
+        if number > 0 and offset <= self.words[number]:
+            return number - 1
+        return number
 
 
 def _abbreviation(text: str, stop: int) -> bool:
+    """The word before the full stop at `stop` is an abbreviation or an initial. Only the
+    letters right before it are read, at most one more than the longest abbreviation, so
+    checking every stop of a long paragraph stays linear."""
     if text[stop] != ".":
         return False
-    word = re.search(r"([A-Za-z]+)$", text[:stop])
-    if word is None:
+    end = stop - 1 if stop > 0 and text[stop - 1] == "\n" else stop  # as regex `$` would
+    start = end
+    while start > 0 and end - start <= _LONGEST_ABBREVIATION and text[start - 1] in _LETTERS:
+        start -= 1
+    word = text[start:end]
+    if not word or len(word) > _LONGEST_ABBREVIATION:
         return False
-    return (len(word[1]) == 1 and word[1].isupper()) or word[1].lower() in _ABBREVIATIONS
+    return (len(word) == 1 and word.isupper()) or word.lower() in _ABBREVIATIONS
 
 
 def _tidy(text: str) -> str:

@@ -163,10 +163,15 @@ def _item_before(
         while i >= max(low, join - 3) and not toks[i].is_number:
             i -= 1
         return list(toks[i:join]) if i >= low and toks[i].is_number else []
-    i = join - 1  # back to the previous join, or to the verb the list is the object of
-    while i >= low and toks[i].word not in JOINS and toks[i].word not in ITEM_STARTS:
-        i -= 1
-    return list(toks[i + 1 : join])
+    # Back to the previous join, or to the verb the list is the object of; a run of more words
+    # than an item has is cut there (it is no item either way), so the walk stays short.
+    start, words = join, 0
+    while start > low and words <= LIST_ITEM_MAX_WORDS:
+        if toks[start - 1].word in JOINS or toks[start - 1].word in ITEM_STARTS:
+            break
+        start -= 1
+        words += toks[start].is_word
+    return list(toks[start:join])
 
 
 def _item_after(
@@ -174,10 +179,11 @@ def _item_after(
 ) -> list[Token]:
     if numeric:  # the next item starts with its number: "or 5,199 m", not "and named in 1927"
         return [toks[join + 1]] if join + 1 < high and toks[join + 1].is_number else []
-    i = join + 1
-    while i < high and toks[i].word not in JOINS:
-        i += 1
-    return list(toks[join + 1 : i])
+    end, words = join + 1, 0
+    while end < high and toks[end].word not in JOINS and words <= LIST_ITEM_MAX_WORDS:
+        words += toks[end].is_word
+        end += 1
+    return list(toks[join + 1 : end])
 
 
 def _is_item(item: list[Token], *, numeric: bool) -> bool:
@@ -194,17 +200,18 @@ def _is_item(item: list[Token], *, numeric: bool) -> bool:
 
 def _comma_run(toks: Sequence[Token], low: int, high: int, first: int, last: int) -> bool:
     """Three or more short items separated by commas alone: "X, Y, Z" (an appositive such as
-    "the capital, Paris, is …" has only two)."""
+    "the capital, Paris, is …" has only two). Counting stops at the third item, so a long run
+    of commas is not walked again for each of its values."""
     items = 1
     i = first - 1
-    while i >= low and toks[i].word == ",":
+    while i >= low and toks[i].word == "," and items < 3:
         item = _item_before(toks, low, i)
         if not _is_item(item, numeric=False):
             break
         items += 1
         i -= len(item) + 1
     i = last + 1
-    while i < high and toks[i].word == ",":
+    while i < high and toks[i].word == "," and items < 3:
         item = _item_after(toks, high, i)
         if not _is_item(item, numeric=False):
             break

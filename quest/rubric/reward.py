@@ -7,7 +7,6 @@ None), never scored 0, so a broken verifier cannot teach the policy anything.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -24,7 +23,6 @@ from quest.rubric.support import Label, page_support
 BASE_SHARE = 0.75
 CITATION_SHARE = 0.25
 _LABELS: dict[str, Label] = {"pass": "supported", "fail": "unsupported"}
-_ANSWER = re.compile(r"<answer>(.*?)</answer>", re.DOTALL | re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -76,9 +74,17 @@ def combine(base: float, valid_rate: float) -> float:
 
 
 def extract_answer(response: str) -> str:
-    """The last <answer>…</answer> of a response; a response without tags is all answer."""
-    found = _ANSWER.findall(response)
-    return found[-1].strip() if found else response.strip()
+    """The answer of a response, by the one rule of the agent protocol
+    (quest.agent.protocol.answer_text): the last closed, non-empty `<answer>…</answer>` outside
+    `<think>`, tags in lower case only (`<ANSWER>` is text of the answer, as the protocol shows
+    it); "" when tags hold no such block; a response without `<answer>` is all answer. An answer
+    the protocol already took out of its tags comes back unchanged, so what is scored is what
+    was shown."""
+    # Imported here: the agent package imports this engine (its display reads citations), and
+    # a module-level import back into it would make the two packages' loading order matter.
+    from quest.agent.protocol import answer_text
+
+    return answer_text(response)
 
 
 def valid_rate(labels: Sequence[LabelledCitation]) -> float:
