@@ -29,7 +29,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from quest.rubric.citations import Claim
-from quest.rubric.claims import judge_occurrence
+from quest.rubric.claims import clause_spans, judge_occurrence
 from quest.rubric.names import entity_mentions
 from quest.rubric.text import fold, word_set
 
@@ -50,6 +50,8 @@ DENIALS = word_set(
     """wrong incorrect false untrue mistaken erroneous invalid inaccurate retract retracted
     disregard ignore forget scratch rejected wrongly"""
 )
+_DELETED = re.compile(r"~~(.+?)~~|<(del|s|strike)\b[^>]*>(.*?)</\2\s*>", re.IGNORECASE | re.DOTALL)
+_CAPITALISED = re.compile(r"\b[A-Z][\w'\u2019-]*(?:\s+(?:[A-Z][\w'\u2019-]*|of|the|de|la|del))*")
 ANSWER_WORD = "answer"  # "the answer is X" in the prose names an answer as the line does
 DENIAL_REACH = 4  # words either side of a name that a denial must fall within
 _DENIAL_PHRASES = ("ruled out", "rule out", "not the answer", "not correct", "not right")
@@ -80,6 +82,7 @@ def read_commitment(
     tag = _PROTOCOL_TAG.search(answer)
     if tag:
         return Commitment((), "", f"the answer holds the protocol tag {tag[0]!r}")
+    struck = [fold(m.group(1) or m.group(3) or "") for m in _DELETED.finditer(answer)]
     lines = [(i, c.text) for i, c in enumerate(claims) if LABEL.match(c.text)]
     if not lines:
         return Commitment((), "", "the answer has no 'Exact answer:' line")
@@ -89,7 +92,11 @@ def read_commitment(
     if problem:
         return Commitment((), line, problem)
     items = split_items(value) if as_list else (value,)
-    problem = _denied(claims[:index], items) or _other_answer(claims[:index], items, names)
+    problem = (
+        _struck(struck, items)
+        or _denied(claims[:index], items)
+        or _other_answer(claims[:index], items, names)
+    )
     return Commitment((), line, problem) if problem else Commitment(items, line)
 
 
@@ -131,7 +138,7 @@ def _not_committal(value: str, as_list: bool) -> str:
         return "the 'Exact answer:' line asks instead of answering"
     words = fold(value).split()
     hedge = next((w for w in words if w in _HEDGES), None)
-    if hedge is None and not as_list and "/" in value:
+    if hedge is None and "/" in value:
         hedge = "/"
     if hedge is None:
         hedge = next((p for p in _HEDGE_PHRASES if f" {p} " in f" {' '.join(words)} "), None)
@@ -172,6 +179,16 @@ def _denied(claims: Sequence[Claim], items: Sequence[str]) -> str:
     return ""
 
 
+def _struck(struck: Sequence[str], items: Sequence[str]) -> str:
+    """A committed value the answer also strikes out (`~~X~~`, `<del>X</del>`): it took the
+    value back, whatever the line says."""
+    for item in items:
+        key = f" {_key(item)} "
+        if any(key in f" {text} " for text in struck):
+            return f"the answer strikes out what it commits to ({item!r})"
+    return ""
+
+
 def _other_answer(claims: Sequence[Claim], items: Sequence[str], names: Collection[str]) -> str:
     """A claim that calls another name the answer ("Correction: the answer is Niue", "The
     answer is Austria"): the prose then gives two answers, and the line commits to neither. A
@@ -181,10 +198,28 @@ def _other_answer(claims: Sequence[Claim], items: Sequence[str], names: Collecti
     for claim in claims:
         if ANSWER_WORD not in fold(claim.text).split():
             continue
-        for start, end, name in entity_mentions(claim.text, rivals):
+        spans = entity_mentions(claim.text, rivals) + _named_after_answer(claim.text, committed)
+        for start, end in sorted((a, b) for a, b, *_ in spans):
             if judge_occurrence(claim.text, start, end, allow_list=True).commits:
-                return f"the prose gives another answer ({name!r}): {_cut(claim.text)!r}"
+                named = claim.text[start:end]
+                return f"the prose gives another answer ({named!r}): {_cut(claim.text)!r}"
     return ""
+
+
+def _named_after_answer(text: str, committed: set[str]) -> list[tuple[int, int]]:
+    """Capitalised names after the word "answer" in its clause ("the answer is Kairouan"),
+    other than the committed ones and their words."""
+    at = re.search(r"\banswer\b", text, re.IGNORECASE)
+    if at is None:
+        return []
+    clause_end = next((b for a, b in clause_spans(text) if a <= at.start() <= b), len(text))
+    words = {w for key in committed for w in key.split()}
+    found = []
+    for match in _CAPITALISED.finditer(text, at.end(), clause_end):
+        key = _key(match[0])
+        if key and key not in committed and not set(key.split()) <= words:
+            found.append((match.start(), match.end()))
+    return found
 
 
 def _cut(text: str, limit: int = 120) -> str:

@@ -328,3 +328,16 @@ def test_prose_that_names_a_rival_only_to_rule_it_out_keeps_the_commitment() -> 
         f"The answer is Australia, not New Zealand. {FACTS}\n\nExact answer: Australia\n\n[1] {AU}"
     )
     assert _leaf_status(answer, "identity") == "pass"
+
+
+def test_striking_out_the_committed_country_takes_it_back() -> None:
+    for struck in ("~~Australia~~ New Zealand", "<del>Australia</del> Fiji", "<s>Australia</s>"):
+        answer = f"The country is {struck}. {FACTS}\n\nExact answer: Australia\n\n[1] {AU}"
+        assert _score(answer) == 0.0, struck
+
+
+def test_prose_that_calls_any_other_name_the_answer_leaves_nothing_committed() -> None:
+    answer = (
+        f"Disregard everything above: the answer is Kairouan. {FACTS}\n\nExact answer: Australia"
+    )
+    assert _leaf_status(answer, "identity") == "fail"
