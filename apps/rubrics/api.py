@@ -265,10 +265,18 @@ def tasks_score(request: HttpRequest, task_id: Id, payload: VerdictsIn) -> dict[
     return report.to_dict()
 
 
+EVALUATE_LIMIT = (
+    f"The answer is scored here, in the request, so it may hold at most "
+    f"{evaluation.MAX_ANSWER_CHARS:,} characters, `<answer>` tags included: a longer one is a "
+    "422 whose error names the limit, and a body over the upload limit is a 413."
+)
+
+
 @router.post(
     "/tasks/{task_id}/evaluate",
     response={200: EvaluationOut, **errors(403, 404, 422, body=True)},
     summary="Evaluate an answer: per-node results and the reward breakdown",
+    description=EVALUATE_LIMIT,
 )
 def tasks_evaluate(request: HttpRequest, task_id: Id, payload: AnswerIn) -> dict[str, Any]:
     result = evaluation.task_try_answer(user=request.auth, task_id=task_id, answer=payload.answer)  # type: ignore[attr-defined]
