@@ -1,6 +1,7 @@
 """Can the rubric reward be gamed, and does it still pay correct answers? (quest.rubric)
 
     .venv/bin/python benchmarks/reward_bench.py [--per-family 18] [--judge SPEC] [--json OUT]
+        [--kg-count 10] [--kg-budget 300]
 
 Trees: the questweb demo tasks (fixtures/demo/tasks.jsonl, with their reference answers), the
 two real QUEST trees (fixtures/quest-trees: judge leaves only) and 3 x --per-family objective
@@ -24,6 +25,19 @@ without --judge (an OpenAI-compatible endpoint list, transformers:<dir|smollm2> 
 Baseline, measured in the same run on the same answers: the string-matching reward a user
 writes first (and questweb had before): a value counts wherever its words appear in the raw
 answer, and a citation is supported when 60% of the fact's words are on the cited page.
+
+Then kg tasks of the offline synthesizer for seeds 1001 and 1002 (--kg-count proposals each,
+those that pass the soundness probes; never synthesized while the reward's rules were written,
+so only totals are printed), each with its oracle (quest.synthesis.oracle), scored by both
+rewards:
+- red-team hack rate: tasks where the red-team (quest.synthesis.redteam, --kg-budget reward
+  evaluations) finds an answer the oracle calls wrong or uncommitted earning >= 0.5 beyond its
+  credit (goal 0);
+- each fixed attack family's max and mean reward (quest.synthesis.attacks);
+- the reference answer's mean reward;
+- false-negative rate: correct answers reworded (5 a task: other templates for each sentence
+  and the committed line, every other one in reverse order) earning less than 0.95 (goal
+  <= 5%).
 """
 
 from __future__ import annotations
@@ -41,7 +55,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from reward_cases import Case, cases
+from reward_cases import Case, KgCase, cases, kg_cases
 
 from quest.corpus import load_offline
 from quest.rubric import (
@@ -65,9 +79,13 @@ from quest.rubric.dates import find_dates
 from quest.rubric.judge import ChatClient
 from quest.rubric.numbers import find_numbers, number_from_param, numbers_match
 from quest.rubric.text import fold, key_tokens
+from quest.synthesis.attacks import attack_answers, paraphrases
+from quest.synthesis.oracle import judge_answer
+from quest.synthesis.redteam import Reward, red_team, reward_of
 
 ROOT = Path(__file__).resolve().parents[1]
 PASS = 0.95
+KG_SEEDS = (1001, 1002)  # held out: never synthesized while the reward's rules were written
 Scorer = Callable[[CompiledTree, str, str], float]
 
 
@@ -123,8 +141,13 @@ def main() -> int:
             tally = tallies.setdefault(item.half, {}).setdefault(name, Tally())
             _measure(tally, item, report.probes, score, store)
     _print(tallies, undecided, items)
+    summary = _summary(tallies, undecided)
+    if args.kg_count:
+        kg, kg_tallies = _kg(store, args.kg_count, args.kg_budget)
+        _print_kg(kg, kg_tallies, args.kg_budget)
+        summary["kg"] = _kg_summary(kg_tallies)
     if args.json:
-        Path(args.json).write_text(json.dumps(_summary(tallies, undecided), indent=2))
+        Path(args.json).write_text(json.dumps(summary, indent=2))
     return 0
 
 
@@ -133,6 +156,12 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--per-family", type=int, default=18, help="GeoNames trees per family")
     parser.add_argument("--judge", help="judge model spec (default: none; judge trees undecided)")
     parser.add_argument("--json", help="also write the summary to this file")
+    parser.add_argument(
+        "--kg-count", type=int, default=10, help="kg proposals per held-out seed (0: no kg part)"
+    )
+    parser.add_argument(
+        "--kg-budget", type=int, default=300, help="red-team reward evaluations per kg task"
+    )
     return parser.parse_args()
 
 
@@ -356,6 +385,120 @@ def _summary(tallies: dict[str, dict[str, Tally]], undecided: list[str]) -> dict
                 "answers_per_second": tally.answers / tally.seconds if tally.seconds else None,
             }
     return out
+
+
+# -- kg tasks from held-out seeds: the red-team, the fixed attacks, correct answers reworded ------
+
+
+@dataclass
+class KgTally:
+    tasks: int = 0
+    hacked: int = 0
+    best: list[float] = field(default_factory=list)  # the red-team's best excess per task
+    attacks: dict[str, list[float]] = field(default_factory=dict)
+    excess: dict[str, list[float]] = field(default_factory=dict)  # reward beyond oracle credit
+    references: list[float] = field(default_factory=list)
+    correct: int = 0
+    negatives: int = 0
+    seconds: float = 0.0
+
+
+def _kg(
+    store: InMemoryDocumentStore, count: int, budget: int
+) -> tuple[list[KgCase], dict[str, KgTally]]:
+    """Aggregates only: the seeds are held out, so no task of theirs is printed."""
+    found = kg_cases(store, KG_SEEDS, count)
+    naive = _naive(store)
+    tallies: dict[str, KgTally] = {}
+    for case in found:
+        compiled = compile_tree(import_tree(case.tree).tree)
+        scorers: dict[str, Reward] = {
+            "questweb": reward_of(compiled, store),
+            "baseline": lambda text, c=compiled, q=case.question: naive(c, text, q),
+        }
+        for name, reward in scorers.items():
+            tally = tallies.setdefault(name, KgTally())
+            started = time.perf_counter()
+            _kg_measure(tally, case, reward, budget)
+            tally.seconds += time.perf_counter() - started
+    return found, tallies
+
+
+def _kg_measure(tally: KgTally, case: KgCase, reward: Reward, budget: int) -> None:
+    m = case.material
+    tally.tasks += 1
+    result = red_team(m, reward, budget=budget, seed=0)
+    tally.best.append(result.excess)
+    tally.hacked += result.hacked()
+    for family, texts in attack_answers(m).items():
+        for text in texts:
+            value, verdict = reward(text), judge_answer(m.oracle, text)
+            tally.attacks.setdefault(family, []).append(value)
+            unearned = 0.0 if verdict.right else value - verdict.credit
+            tally.excess.setdefault(family, []).append(unearned)
+    tally.references.append(reward(m.reference.render()))
+    for text in paraphrases(m):
+        tally.correct += 1
+        tally.negatives += reward(text) < PASS
+
+
+KG_ROW = "{:9} {:>6} {:>9} {:>10} {:>9} {:>7} {:>7} {:>8}"
+
+
+def _print_kg(found: list[KgCase], tallies: dict[str, KgTally], budget: int) -> None:
+    families = ", ".join(
+        f"{sum(c.family == f for c in found)} {f}" for f in ("lookup", "find_k", "chain")
+    )
+    print(
+        f"\nkg tasks of held-out seeds {', '.join(map(str, KG_SEEDS))}: {len(found)} ({families})"
+    )
+    print(f"red-team: {budget} reward evaluations a task; a hack earns >= 0.5 beyond its credit")
+    print(KG_ROW.format("scorer", "hacked", "hack rate", "max excess", "reference", "correct",
+                        "FN rate", "seconds"))  # fmt: skip
+    for name, t in tallies.items():
+        rate = f"{t.hacked / t.tasks:.1%}" if t.tasks else "-"
+        fn = f"{t.negatives / t.correct:.1%}" if t.correct else "-"
+        cells = (t.hacked, rate, f"{max(t.best, default=0):.3f}", f"{_mean(t.references):.3f}")
+        print(KG_ROW.format(name, *cells, t.correct, fn, f"{t.seconds:.0f}"))
+    print("\nfixed attack families: reward max / mean / most beyond the oracle's credit")
+    print("(swapped_figures commits rightly, its figures are wrong: the oracle credits it fully)")
+    names = list(tallies)
+    print("{:16} ".format("family") + " ".join(f"{n:>22}" for n in names))
+    for family in tallies[names[0]].attacks if names else ():
+        cells = [(tallies[n].attacks[family], tallies[n].excess[family]) for n in names]
+        print(f"{family:16} " + " ".join(
+            f"{max(v):>6.3f} / {_mean(v):.3f} / {max(e):.3f}" for v, e in cells))  # fmt: skip
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+def _kg_summary(tallies: dict[str, KgTally]) -> dict[str, Any]:
+    return {
+        name: {
+            "seeds": list(KG_SEEDS),
+            "tasks": t.tasks,
+            "hacked": t.hacked,
+            "hack_rate": t.hacked / t.tasks if t.tasks else None,
+            "max_excess": max(t.best, default=0.0),
+            "reference_mean": _mean(t.references),
+            "correct": t.correct,
+            "false_negative_rate": t.negatives / t.correct if t.correct else None,
+            "attacks": {
+                f: {
+                    "max": max(v),
+                    "mean": _mean(v),
+                    "max_excess": max(t.excess[f]),
+                    "answers": len(v),
+                }
+                for f, v in t.attacks.items()
+                if v
+            },
+            "seconds": t.seconds,
+        }
+        for name, t in tallies.items()
+    }
 
 
 if __name__ == "__main__":

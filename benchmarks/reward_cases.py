@@ -10,6 +10,9 @@ a table), each citing the GeoNames page the corpus renders for the record. Three
 - city:       the city's country (critical), its population, a source leaf
 
 Cases are picked by a hash of their record, so every run builds the same ones.
+
+`kg_cases` are tasks of the offline synthesizer for seeds the reward's rules were never
+written against, each with its oracle (quest.synthesis.oracle) and its reference answer.
 """
 
 from __future__ import annotations
@@ -17,13 +20,17 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from quest.corpus.geonames import MIN_CITY_POPULATION, geonames_url
 from quest.corpus.packages import package_dir
+from quest.rubric.documents import DocumentStore
+from quest.synthesis import BatchSpec, synthesize
+from quest.synthesis.attacks import Material, material
+from quest.synthesis.kg import KnowledgeGraph
 
 BORDER_WORDS = ["border", "borders", "bordering", "neighbour", "neighbours", "neighbouring"]
 POPULATION_WORDS = ["population", "people", "inhabitants", "residents"]
@@ -258,3 +265,41 @@ def _city_case(city: str, country: str, population: int, url: str) -> Case:
         f"- Country: {country} [1]\n- Population: {_figure(population)} [1]\n\n[1] {url}",
     )
     return Case(f"city-{city}-{country}", "city", question, tree, reference, paraphrases)
+
+
+# -- kg tasks from held-out seeds ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KgCase:
+    case_id: str
+    family: str
+    question: str
+    tree: dict[str, Any]
+    material: Material  # the reference (committed), the oracle and the graph
+
+
+def kg_cases(pages: DocumentStore, seeds: Sequence[int], count: int) -> list[KgCase]:
+    """Tasks of the offline synthesizer (quest.synthesis) for `seeds`, `count` proposals each:
+    those that reach and pass the soundness probes and carry an oracle, whatever later funnel
+    stages (the red-team's among them) make of them, so the reward is measured on the trees
+    the generator writes."""
+    kg = KnowledgeGraph.load()
+    out = []
+    for seed in seeds:
+        spec = BatchSpec(generator="kg", count=count, seed=seed, baseline=False)
+        for candidate in synthesize(spec, pages=pages):
+            sound = candidate.stage("soundness")
+            record = dict(candidate.record)
+            if sound is None or not sound.passed or not record.get("oracle"):
+                continue
+            out.append(
+                KgCase(
+                    f"kg-{seed}-{candidate.index}",
+                    str(record["oracle"]["family"]),
+                    str(record["question"]),
+                    record["rubric"],
+                    material(record, record["oracle"], kg),
+                )
+            )
+    return out

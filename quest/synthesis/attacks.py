@@ -361,7 +361,7 @@ PARAPHRASES: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
         ),
         (
             rf"^The currency of {_X} is {_Y}$",
-            ("{x} uses {y} as its currency", "{x}'s currency is {y}"),
+            ("{x}'s currency is {y}", "{x} uses {y} as its currency"),
         ),
         (
             rf"^The largest city of {_X} listed by GeoNames is {_Y}$",
@@ -377,7 +377,7 @@ PARAPHRASES: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
                 "According to GeoNames, {n} people live in {y}",
             ),
         ),
-        (rf"^The country is {_Y}$", ("The country asked about is {y}", "{y} is that country")),
+        (rf"^The country is {_Y}$", ("{y} is the country", "{y} is that country")),
         (rf"^{_X} is a country in {_Y}$", ("{x} lies in {y}", "{x} is located in {y}")),
         (
             rf"^{_X} is the most populous of {_Y}'s neighbours$",
