@@ -29,7 +29,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from quest.rubric.citations import Claim
-from quest.rubric.claims import clause_spans, judge_occurrence
+from quest.rubric.claims import judge_occurrence
 from quest.rubric.names import entity_mentions
 from quest.rubric.text import fold, word_set
 
@@ -207,15 +207,14 @@ def _other_answer(claims: Sequence[Claim], items: Sequence[str], names: Collecti
 
 
 def _named_after_answer(text: str, committed: set[str]) -> list[tuple[int, int]]:
-    """Capitalised names after the word "answer" in its clause ("the answer is Kairouan"),
-    other than the committed ones and their words."""
+    """Capitalised names after the word "answer" in its sentence ("the answer is Kairouan",
+    "the answer is Armenia; Iran"), other than the committed ones and their words."""
     at = re.search(r"\banswer\b", text, re.IGNORECASE)
     if at is None:
         return []
-    clause_end = next((b for a, b in clause_spans(text) if a <= at.start() <= b), len(text))
     words = {w for key in committed for w in key.split()}
     found = []
-    for match in _CAPITALISED.finditer(text, at.end(), clause_end):
+    for match in _CAPITALISED.finditer(text, at.end()):
         key = _key(match[0])
         if key and key not in committed and not set(key.split()) <= words:
             found.append((match.start(), match.end()))
