@@ -335,11 +335,9 @@ def _flatten(token: Token, references: dict[str, str], into: _Inline | None = No
         if child.type == "link_open":
             index, struck = _link(children, index, out, references, struck)
             continue
-        if struck:
-            pass
-        elif child.type in ("text", "code_inline"):
+        if not struck and child.type in ("text", "code_inline"):
             _text(child.content, out, references)
-        elif child.type in ("softbreak", "hardbreak"):
+        elif not struck and child.type in ("softbreak", "hardbreak"):
             out.add(" ")
         index += 1
     return out
