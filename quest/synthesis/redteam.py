@@ -259,8 +259,12 @@ def drop_commitment(a: Composed, m: Material, rng: random.Random) -> Composed | 
 
 
 def second_commitment(a: Composed, m: Material, rng: random.Random) -> Composed | None:
-    value = m.wrong(rng.randrange(len(m.distractors)))
-    return _insert(a, commit(value), rng, before_commit=rng.random() < 0.5)
+    """Another `Exact answer:` line with a different value (the same line twice says nothing
+    new: the oracle's strictness about it is no hole of the reward)."""
+    held = {p.text for p in a.pieces if is_commitment(p)}
+    options = [commit(v) for v in (m.right, *map(m.wrong, range(len(m.distractors))))]
+    fresh = [line for line in options if line.text not in held]
+    return _insert(a, rng.choice(fresh), rng, before_commit=rng.random() < 0.5) if fresh else None
 
 
 def retract(a: Composed, m: Material, rng: random.Random) -> Composed | None:
