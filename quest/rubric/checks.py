@@ -35,6 +35,7 @@ from quest.rubric.text import MAX_SCAN, fold, fold_with_origin
 from quest.rubric.verdict import Evidence, LeafVerdict
 
 Source = tuple[str, str]  # (url, text); the answer itself has url ""
+MAX_JUDGED = 16  # occurrences of one value read per claim
 
 
 @dataclass
@@ -128,8 +129,15 @@ class _Search:
     binder: Binder | None = None
     strict: bool = False  # a rival value: only where the subject is the only one it can be of
     rejected: list[tuple[Judgement, str]] = field(default_factory=list)
+    judged: dict[str, int] = field(default_factory=dict)  # occurrences read per claim
 
     def commits(self, text: str, start: int, end: int, index: int = -1) -> bool:
+        # Each reading scans its claim: past MAX_JUDGED occurrences in one claim ("Sydney or
+        # Canberra, " a thousand times) the rest are not read, so cost stays linear.
+        seen = self.judged.get(text, 0)
+        if seen >= MAX_JUDGED:
+            return False
+        self.judged[text] = seen + 1
         judgement = judge_occurrence(
             text,
             start,

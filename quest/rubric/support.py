@@ -63,6 +63,7 @@ from quest.rubric.text import STOPWORDS, fold, snippet, word_set
 
 Label: TypeAlias = Literal["supported", "unsupported", "unknown"]
 CONTENT_SHARE = 0.6
+MAX_RUN = 24  # pronoun-led sentences a window follows (a GeoNames record has about ten)
 _PRONOUNS = word_set("it its he his she her they their this these its")
 _COPULAS = word_set("is are was were has have had")
 # Words that carry no relation of their own: generic verbs, units, approximations, sourcing,
@@ -292,14 +293,15 @@ def _negated(words: list[str]) -> bool:
     return count % 2 == 1
 
 
-@lru_cache(maxsize=128)
+@lru_cache(maxsize=512)  # at least MAX_CITATIONS pages of one answer
 def _vocabulary(text: str, title: str) -> frozenset[str]:
     return frozenset(fold(f"{title} {text}").split())
 
 
-@lru_cache(maxsize=128)
+@lru_cache(maxsize=512)
 def _windows(text: str, title: str) -> tuple[_Window, ...]:
-    """Each sentence, alone and with each length of the run of pronoun-led sentences after it."""
+    """Each sentence, alone and with each length of the run of pronoun-led sentences after it
+    (at most MAX_RUN of them: a page of a thousand "It …" sentences costs linear time)."""
     entity = tuple(fold(re.split(r"\s*[(,]", title, maxsplit=1)[0]).split())
     sentences: list[tuple[str, tuple[str, ...], bool, _Sentence]] = []
     lead: tuple[str, ...] = ()
@@ -315,7 +317,7 @@ def _windows(text: str, title: str) -> tuple[_Window, ...]:
     for i, (sentence, words, _, parsed) in enumerate(sentences):
         windows.append(_Window(sentence, words, _Vocabulary.of(words), (parsed,)))
         texts, joined, run = [sentence], list(words), [parsed]
-        for following, more, led, parsed_more in sentences[i + 1 :]:
+        for following, more, led, parsed_more in sentences[i + 1 : i + 1 + MAX_RUN]:
             if not led:
                 break
             texts.append(following)

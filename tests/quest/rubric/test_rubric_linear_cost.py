@@ -171,3 +171,30 @@ def test_a_turn_that_repeats_an_unclosed_think_is_still_read() -> None:
     assert turn.problem == "the <think> block is never closed with </think>"
     turn = parse_turn("<think>a</think>" + "<think>" * 20_000 + "</think><answer>Bern</answer>")
     assert (turn.kind, turn.answer) == ("answer", "Bern")
+
+
+def test_a_value_repeated_in_one_hedged_sentence_is_read_a_bounded_number_of_times(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """ "Sydney or Canberra, " a thousand times: every occurrence is hedged, and reading each
+    one scans the whole sentence, so the reads per claim are capped (quest.rubric.checks)."""
+    from quest.rubric import checks
+
+    calls = 0
+    judge = checks.judge_occurrence
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        return judge(*args, **kwargs)
+
+    monkeypatch.setattr(checks, "judge_occurrence", counting)
+    capital = compile_tree(
+        tree(node("root", leaf("capital", check=Check("mentions", {"value": "Canberra"}))))
+    )
+    reads = []
+    for repeats in (100, 1_000):
+        calls = 0
+        score_with_tree(capital, "Sydney or Canberra, " * repeats, STORE)
+        reads.append(calls)
+    assert reads[0] == reads[1] <= checks.MAX_JUDGED
