@@ -163,7 +163,7 @@ def redteam_stage(
     detail = {"tested": True, **result.to_dict(answer_chars=500)}
     best = result.best
     if best is not None and result.hacked():
-        answer = " ".join(best.text.split())[:500]
+        answer = _excerpt(" ".join(best.text.split()), 500)
         return Stage(
             "redteam",
             False,
@@ -178,6 +178,14 @@ def redteam_stage(
         f"{result.evaluations} tried; the best earns {result.reward:.3f}",
         detail,
     )
+
+
+def _excerpt(text: str, most: int) -> str:
+    """The opening and the end of a long answer: the end holds its commitment."""
+    if len(text) <= most:
+        return text
+    head = most // 3
+    return f"{text[:head]} … {text[-(most - head - 3) :]}"
 
 
 def non_exclusive_stage(
