@@ -63,6 +63,7 @@ from quest.rubric.text import STOPWORDS, fold, snippet, word_set
 
 Label: TypeAlias = Literal["supported", "unsupported", "unknown"]
 CONTENT_SHARE = 0.6
+CLAIM_REACH = 5  # words between a claim's figure and the relation word it is bound to
 MAX_RUN = 24  # pronoun-led sentences a window follows (a GeoNames record has about ten)
 _PRONOUNS = word_set("it its he his she her they their this these its")
 _COPULAS = word_set("is are was were has have had")
@@ -151,10 +152,14 @@ class _Sentence:
             if isinstance(t, str) and not (t in RELATIONS or t in STOPWORDS or t in _NEUTRAL)
         )
 
-    def relations_at(self, index: int) -> frozenset[str]:
+    def relations_at(self, index: int, reach: int | None = None) -> frozenset[str]:
         """The relations the token at `index` is bound to: all of the sentence's for its
-        subject, else the nearest relation word's (both at a tie) with those joined to it."""
+        subject, else the nearest relation word's (both at a tie) with those joined to it;
+        with `reach`, none when that word is further off ("The capital of Australia is
+        Canberra, officially named in 1913" binds 1913 to no relation)."""
         found = [(abs(i - index), i) for i, t in enumerate(self.tokens) if t in RELATIONS]
+        if reach is not None:
+            found = [(d, i) for d, i in found if d <= reach]
         if not found:
             return frozenset()
         if index < self.subject:
@@ -389,7 +394,7 @@ def _unbound(fact: _Fact, window: _Window) -> list[str]:
     for index, number in enumerate(claim.tokens):
         if not isinstance(number, Number):
             continue
-        relations, figure = claim.relations_at(index), f"{number.value.normalize():f}"
+        relations, figure = claim.relations_at(index, CLAIM_REACH), f"{number.value.normalize():f}"
         if any(s.states_number(number, relations, fact.names) for s in window.sentences):
             continue
         if any(s.states_number(number, relations, ()) for s in window.sentences):
