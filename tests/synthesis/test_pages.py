@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from django.test import Client
+from django.utils.html import escape
 
 from apps.accounts.models import User
 from apps.rubrics.models import Task
@@ -57,8 +58,8 @@ def test_every_role_reads_the_batches_a_batch_and_a_candidate(
     candidate = batch.candidates.filter(accepted=True).first()
     assert candidate is not None
     detail = client.get(f"/synthesis/candidates/{candidate.pk}/").content.decode()
-    assert candidate.question in detail
-    assert detail.count('class="stage stage-passed"') == 7
+    assert escape(candidate.question) in detail  # it asks for 'Exact answer: <country>'
+    assert detail.count('class="stage stage-passed"') == 8  # the red-team's stage among them
     assert 'data-testid="tree"' in detail and 'data-node="root"' in detail
     assert 'data-testid="reference-answer"' in detail
     assert f'href="/tasks/{candidate.task_id}/"' in detail
