@@ -20,8 +20,8 @@ from quest.agent.prompts import FINAL_MARKER, unwrap_tool_response
 from quest.agent.protocol import parse_turn
 from quest.agent.research.notebook import SEARCH_TOOLS, argument_strings
 from quest.agent.research.reading import read_search, read_visit
-from quest.agent.research.report import asks_exact
 from quest.agent.research.records import Constraint, Record, SelectionQuestion, read_record
+from quest.agent.research.report import asks_exact
 from quest.corpus.text import listing
 from quest.llm.types import Message
 
@@ -366,8 +366,7 @@ def _answer(question: SelectionQuestion, reading: Reading, judged: Sequence[Verd
         head = f"{listing(every)}."
     lines = [f"**Answer:** {head}", ""]
     lines += [" ".join(findings)] if findings else []
-    if every and asks_exact(question.text):
-        lines += ["", f"Exact answer: {'; '.join(every)}"]
+    lines += _exact_line(question, every)
     if sources:
         lines += ["", "## Sources"]
         lines += [f"{n}. {reading.titles.get(url, url)} - {url}" for url, n in sources.items()]
@@ -380,6 +379,11 @@ def _answer(question: SelectionQuestion, reading: Reading, judged: Sequence[Verd
     if missing:
         think += f" Not found: {listing(missing)}."
     return Step("answer", think, answer="\n".join(lines).strip())
+
+
+def _exact_line(question: SelectionQuestion, names: Sequence[str]) -> list[str]:
+    """The committed answer's line, where the question asks for one (quest.rubric.commitment)."""
+    return ["", f"Exact answer: {'; '.join(names)}"] if names and asks_exact(question.text) else []
 
 
 def _constraint_sentence(constraint: Constraint, name: str, record: Record) -> str:

@@ -97,8 +97,8 @@ LOOKUP = RubricTree(
     )
 )
 FACTS = (
-    f"The population of Australia is 24,992,369 [1]. The area of Australia is 7,686,850 "
-    f"square kilometres [1]."
+    "The population of Australia is 24,992,369 [1]. The area of Australia is 7,686,850 "
+    "square kilometres [1]."
 )
 REFERENCE = f"{FACTS}\n\nExact answer: Australia\n\n[1] {AU}"
 
@@ -239,35 +239,30 @@ def test_a_year_beside_a_figure_is_no_second_figure() -> None:
     assert _leaf_status(answer, "population") == "pass"
 
 
-FIND_K = RubricTree(
-    Node(
-        "root",
-        "Name two countries of Africa that border Sudan.",
-        children=tuple(
-            _leaf(
-                f"item_{i}",
-                {
-                    "kind": "one_of",
-                    "values": ("Sudan", "Republic of the Congo", "Chad", "Egypt"),
-                    "committed": True,
-                    "at_least": i,
-                },
-            )
-            for i in (1, 2)
-        )
-        + (
-            _leaf(
-                "not_padded",
-                {
-                    "kind": "at_most",
-                    "values": ("Sudan", "South Sudan", "Chad", "Egypt", "Republic of the Congo"),
-                    "most": 4,
-                    "committed": True,
-                },
-                critical=True,
-            ),
-        ),
+_ITEMS = tuple(
+    _leaf(
+        f"item_{i}",
+        {
+            "kind": "one_of",
+            "values": ("Sudan", "Republic of the Congo", "Chad", "Egypt"),
+            "committed": True,
+            "at_least": i,
+        },
     )
+    for i in (1, 2)
+)
+_NOT_PADDED = _leaf(
+    "not_padded",
+    {
+        "kind": "at_most",
+        "values": ("Sudan", "South Sudan", "Chad", "Egypt", "Republic of the Congo"),
+        "most": 4,
+        "committed": True,
+    },
+    critical=True,
+)
+FIND_K = RubricTree(
+    Node("root", "Name two countries of Africa that border Sudan.", children=(*_ITEMS, _NOT_PADDED))
 )
 
 
