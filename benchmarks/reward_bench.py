@@ -434,7 +434,7 @@ def _kg_measure(tally: KgTally, case: KgCase, reward: Reward, budget: int) -> No
         for text in texts:
             value, verdict = reward(text), judge_answer(m.oracle, text)
             tally.attacks.setdefault(family, []).append(value)
-            unearned = 0.0 if verdict.right else value - verdict.credit
+            unearned = 0.0 if verdict.right else max(0.0, value - verdict.credit)
             tally.excess.setdefault(family, []).append(unearned)
     tally.references.append(reward(m.reference.render()))
     for text in paraphrases(m):
