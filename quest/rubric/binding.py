@@ -4,19 +4,20 @@ A check with a `subject` (quest.rubric.checkspec) counts a value only where the 
 as that relation *of that subject*, and fails when the answer also states another value for the
 same subject and relation. Three rules, all about position, none about a particular wording:
 
-- **Relation**: a value belongs to the relation word right after it (a unit: "95,540,395
+- **Relation** (figures: a name's relation is its check's `context`): a figure belongs to the
+  relation word right after it (a unit: "95,540,395
   people"), else the nearest before it, in its clause (falling back to its sentence): "an area
   of 24,992,369 square kilometres and a population of 7,686,850" gives the first figure to
   *area* and the second to *population*. Relation words come in groups
-  (population / people / inhabitants …; area / square kilometres …); the check's `context`
-  names the groups it accepts.
+  (quest.rubric.relations); the check's `context` names the groups it accepts.
 - **Subject**: the names an answer can be about are the tree's own (every value, subject and
-  `others` name of its checks). A value's subject is the first or the nearest name of its own
-  clause (the value's own name aside); without one, the name its sentence opens on ("The
-  population of Australia …", "Canberra, the capital, …"); without that, one of the last two
-  names the sentences before named ("Its population is …", a table row "Area | 7,686,850").
-  Facts stated of another entity earn nothing; a rival value (below) counts only where it can
-  be of no other subject.
+  `others` name of its checks). A value's subject is an owner of its own clause with no
+  punctuation between them ("Belize's neighbours", "the capital of Australia"), else the first
+  or the nearest name of that clause (the value's own name aside); without one, the name its
+  sentence opens on ("The population of Australia …", "Canberra, the capital, …"); without
+  that, one of the last two names the sentences before named ("Its population is …", a table
+  row "Area | 7,686,850"). Facts stated of another entity earn nothing; a rival value (below)
+  counts only where it can be of no other subject, and never where it is itself an owner.
 - **One value**: every other value the answer commits to for the same subject and relation is a
   contradiction, and the leaf fails ("the population of Australia is 24,992,369 … its
   population is 7,686,850"). A sentence that denies without naming anything ("All of the above
@@ -41,6 +42,7 @@ from quest.rubric.text import fold
 _CODE = re.compile(r"^[A-Z]{3}$")
 _CODES = re.compile(r"\b(?!ISO\b)[A-Z]{3}\b")  # "the ISO code RON": ISO names the standard
 _YEAR = re.compile(r"^\d{4}$")
+_PUNCTUATION = re.compile(r"[,;:()\[\]]")
 LEAD = 4  # words before a name for the claim to open on it ("The population of Australia")
 TOPICS = 2  # names a sentence that names none may continue: the last two named
 
@@ -124,6 +126,14 @@ class Binder:
         spans = [m for m in self.mentions[index] if m[1] <= start or m[0] >= end]
         clause = next(((a, b) for a, b in clause_spans(text) if a <= start < b + 1), (0, 0))
         local = [m for m in spans if clause[0] <= m[0] < clause[1] + 1]
+        owners = [
+            m
+            for m in local
+            if owner_position(text, m)
+            and not _PUNCTUATION.search(text[min(m[1], end) : max(m[0], start)])
+        ]
+        if owners:  # "Belize's neighbours", "the capital of Australia": whose it is
+            return {m[2] for m in owners}
         if local:
             nearest = min(local, key=lambda m: m[0] - end if m[0] >= end else start - m[1])
             return {local[0][2], nearest[2]}
@@ -141,6 +151,14 @@ def _leading(text: str, found: Sequence[Span], value: tuple[int, int]) -> str:
         words = sum(1 for t in toks if t.end <= start and t.is_word)
         return key if words <= LEAD else ""
     return ""
+
+
+def owner_position(text: str, span: Span) -> bool:
+    """The name at `span` is written as the owner of a relation: "Belize's neighbours", "the
+    capital of Australia", "the neighbours of Belize"."""
+    after = text[span[1] : span[1] + 2]
+    before = text[max(0, span[0] - 8) : span[0]].casefold()
+    return after in ("'s", "\u2019s") or before.endswith((" of ", " of the "))
 
 
 def rival_strings(text: str, value: str, others: Sequence[str]) -> list[Span]:

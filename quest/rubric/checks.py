@@ -14,6 +14,7 @@ from datetime import date
 
 from quest.rubric.binding import (
     Binder,
+    owner_position,
     relation_groups,
     relation_ok,
     rival_strings,
@@ -156,7 +157,7 @@ class _Search:
         assert self.binder is not None
         if not self.binder.live(index):
             return Judgement("retracted", "a later sentence says the above is wrong")
-        if not relation_ok(text, start, end, _groups(self.check)):
+        if self.numeric and not relation_ok(text, start, end, _groups(self.check)):
             return Judgement("other_relation")
         subjects = self.binder.subject_of(index, start, end)
         wanted = _subjects(self.check)
@@ -270,7 +271,10 @@ def _rival_string(check: Check, ctx: CheckContext, value: str, sources: list[Sou
     raw = check.params.get("others") or ()
     others = [fold(str(name)) for name in raw] if isinstance(raw, tuple) else []
     for index, (_, text) in enumerate(sources):
-        for start, end, _name in rival_strings(text, value, others):
+        for span in rival_strings(text, value, others):
+            start, end, _ = span
+            if owner_position(text, span):  # "… of Belize's neighbours": whose, not which
+                continue
             if search.commits(text, start, end, index):
                 return _contradiction(check, text[start:end], text)
     return ""

@@ -78,7 +78,7 @@ _NEUTRAL = word_set("""
     metres meters metre meter km kilometres kilometers miles mi ft feet square sq percent per
     cent people inhabitants residents according source sources cited page article wikipedia
     geonames countryinfo record records listed reported reports states stated says said
-    fact facts value values field item
+    fact facts value values field item uses use used using
     """)
 _ORDINALS = word_set(
     "second third fourth fifth sixth seventh eighth ninth tenth 2nd 3rd 4th 5th 6th 7th 8th "

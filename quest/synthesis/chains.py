@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from quest.corpus.text import listing, number
 from quest.synthesis.facts import (
     EXACT_ASK,
-    LARGEST_WORDS,
+    MOST_POPULOUS_WORDS,
     Draft,
     Fact,
     Unbuildable,
@@ -127,7 +127,7 @@ def _chain_from(
             {
                 "kind": "mentions",
                 "value": country.name,
-                "context": LARGEST_WORDS,
+                "context": MOST_POPULOUS_WORDS,
                 "subject": before.name,
                 "others": sorted(
                     n.name for n in synth.kg.neighbours(before) if n.name != country.name

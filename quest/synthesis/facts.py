@@ -22,6 +22,14 @@ POPULATION_WORDS = ["population", "people", "inhabitants", "residents"]
 AREA_WORDS = ["area", "square kilometres", "square kilometers", "km²"]
 CAPITAL_WORDS = ["capital"]
 LARGEST_WORDS = ["largest", "biggest", "most populous"]
+# What "the most populous neighbour" is also said as.
+MOST_POPULOUS_WORDS = [
+    *LARGEST_WORDS,
+    "most inhabitants",
+    "most people",
+    "highest population",
+    "greatest population",
+]
 BORDER_WORDS = [
     "border",
     "borders",
