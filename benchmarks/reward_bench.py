@@ -37,7 +37,9 @@ rewards:
 - the reference answer's mean reward;
 - false-negative rate: correct answers reworded (5 a task: other templates for each sentence
   and the committed line, every other one in reverse order) earning less than 0.95 (goal
-  <= 5%).
+  <= 5%);
+- the CPU seconds of scoring a cited dossier of 11, 110 and 200 KB with each reward, and the
+  ratio of 110 KB to 11 KB (linear is 10).
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from reward_cases import Case, KgCase, cases, kg_cases
 
 from quest.corpus import load_offline
+from quest.rewards import score_with_tree
 from quest.rubric import (
     Check,
     CompiledTree,
@@ -79,7 +82,7 @@ from quest.rubric.dates import find_dates
 from quest.rubric.judge import ChatClient
 from quest.rubric.numbers import find_numbers, number_from_param, numbers_match
 from quest.rubric.text import fold, key_tokens
-from quest.synthesis.attacks import attack_answers, paraphrases
+from quest.synthesis.attacks import Composed, Piece, attack_answers, dossier, paraphrases
 from quest.synthesis.oracle import judge_answer
 from quest.synthesis.redteam import Reward, red_team, reward_of
 
@@ -146,6 +149,8 @@ def main() -> int:
         kg, kg_tallies = _kg(store, args.kg_count, args.kg_budget)
         _print_kg(kg, kg_tallies, args.kg_budget)
         summary["kg"] = _kg_summary(kg_tallies)
+        if kg:
+            summary["cost"] = _cost_by_size(kg[0], store)
     if args.json:
         Path(args.json).write_text(json.dumps(summary, indent=2))
     return 0
@@ -468,6 +473,48 @@ def _print_kg(found: list[KgCase], tallies: dict[str, KgTally], budget: int) -> 
         cells = [(tallies[n].attacks[family], tallies[n].excess[family]) for n in names]
         print(f"{family:16} " + " ".join(
             f"{max(v):>6.3f} / {_mean(v):.3f} / {max(e):.3f}" for v, e in cells))  # fmt: skip
+
+
+# -- cost by answer size -------------------------------------------------------------------------
+SIZES = (11_000, 110_000, 200_000)
+
+
+def _cost_by_size(case: KgCase, store: InMemoryDocumentStore) -> dict[str, dict[str, float]]:
+    """Seconds to score a cited dossier (every country's facts, as the dossier attack writes
+    them) cut or repeated to each size, with the full reward (protocol, claims, checks,
+    citations) and with the baseline; the ratio of 110 KB to 11 KB should stay near 10."""
+    compiled = compile_tree(import_tree(case.tree).tree)
+    pieces = dossier(case.material)[0].pieces
+    naive = _naive(store)
+    scorers: dict[str, Callable[[str], object]] = {
+        "questweb": lambda answer: score_with_tree(compiled, f"<answer>{answer}</answer>", store),
+        "baseline": lambda answer: naive(compiled, answer, case.question),
+    }
+    seconds: dict[str, dict[str, float]] = {}
+    for name, score in scorers.items():
+        for size in SIZES:
+            answer = _sized(pieces, size)
+            started = time.process_time()
+            score(answer)
+            seconds.setdefault(name, {})[str(size)] = time.process_time() - started
+    print("\ncost of scoring one cited dossier by its size (CPU seconds)")
+    print(f"{'scorer':9} " + " ".join(f"{size // 1000:>7} KB" for size in SIZES) + "  110/11 KB")
+    for name, by_size in seconds.items():
+        ratio = by_size["110000"] / max(by_size["11000"], 1e-9)
+        cells = " ".join(f"{by_size[str(size)]:>10.3f}" for size in SIZES)
+        print(f"{name:9} {cells} {ratio:>9.1f}x")
+    return seconds
+
+
+def _sized(pieces: Sequence[Piece], size: int) -> str:
+    """The first pieces of a dossier (again from the start when it runs out), rendered with
+    their reference list, once the text reaches `size` characters."""
+    count = max(1, size // 60)
+    while True:
+        text = Composed(tuple(pieces[i % len(pieces)] for i in range(count))).render()
+        if len(text) >= size:
+            return text
+        count = int(count * size / len(text)) + 1
 
 
 def _mean(values: Sequence[float]) -> float:
