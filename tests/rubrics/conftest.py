@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 
+from apps.rubrics.models import Task
+
 # The corpus app's small real corpus (Canberra, Kilimanjaro, a GeoNames page) for probes.
 from tests.corpus.conftest import corpus_dir, small_corpus
 
@@ -74,3 +76,15 @@ def judged_tree(question: str = "Which city is the capital of Australia?") -> di
         }
     )
     return tree
+
+
+def small_task() -> Task:
+    """A task over small_tree, written as an import writes it."""
+    from apps.rubrics.services import task_prepare, tasks_write
+
+    [task] = tasks_write(
+        user=None,
+        prepared=[task_prepare({"question": "Capital?", "rubric": small_tree()})],
+        note="",
+    )
+    return task

@@ -9,18 +9,9 @@ from django.test import Client
 from apps.accounts.models import User
 from apps.rubrics.models import Task
 from apps.rubrics.services import demo_tasks_load, task_prepare, tasks_write
-from tests.rubrics.conftest import ROOT, small_tree
+from tests.rubrics.conftest import ROOT, small_task
 
 pytestmark = pytest.mark.django_db
-
-
-def _task() -> Task:
-    [task] = tasks_write(
-        user=None,
-        prepared=[task_prepare({"question": "Capital?", "rubric": small_tree()})],
-        note="",
-    )
-    return task
 
 
 def _post(client: Client, url: str, body: dict[str, Any], headers: dict[str, str]) -> Any:
@@ -30,7 +21,7 @@ def _post(client: Client, url: str, body: dict[str, Any], headers: dict[str, str
 def test_scoring_verdicts_applies_the_critical_gate(
     client: Client, make_user: Callable[..., User], bearer
 ) -> None:
-    task, headers = _task(), bearer(make_user("viewer"))
+    task, headers = small_task(), bearer(make_user("viewer"))
     passed = _post(
         client,
         f"/api/tasks/{task.pk}/score",
@@ -57,7 +48,7 @@ def test_scoring_verdicts_applies_the_critical_gate(
 def test_an_errored_leaf_makes_the_score_incomplete_not_failed(
     client: Client, make_user: Callable[..., User], bearer
 ) -> None:
-    task, headers = _task(), bearer(make_user("viewer"))
+    task, headers = small_task(), bearer(make_user("viewer"))
     body = _post(
         client,
         f"/api/tasks/{task.pk}/score",
@@ -71,7 +62,7 @@ def test_an_errored_leaf_makes_the_score_incomplete_not_failed(
 def test_verdicts_for_unknown_nodes_are_a_422_naming_them(
     client: Client, make_user: Callable[..., User], bearer
 ) -> None:
-    task = _task()
+    task = small_task()
     response = _post(
         client,
         f"/api/tasks/{task.pk}/score",
@@ -137,7 +128,10 @@ def test_an_empty_answer_is_refused(
     client: Client, make_user: Callable[..., User], bearer, answer: str
 ) -> None:
     response = _post(
-        client, f"/api/tasks/{_task().pk}/evaluate", {"answer": answer}, bearer(make_user("viewer"))
+        client,
+        f"/api/tasks/{small_task().pk}/evaluate",
+        {"answer": answer},
+        bearer(make_user("viewer")),
     )
     assert response.status_code == 422
 

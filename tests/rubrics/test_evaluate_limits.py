@@ -12,21 +12,11 @@ from django.test import Client
 from apps.accounts.models import User
 from apps.rubrics.evaluation import MAX_ANSWER_CHARS
 from apps.rubrics.models import Task
-from apps.rubrics.services import task_prepare, tasks_write
-from tests.rubrics.conftest import small_tree
+from tests.rubrics.conftest import small_task
 
 pytestmark = pytest.mark.django_db
 
 REFERENCE = "\n\n[1] https://www.geonames.org/2172517"
-
-
-def _task() -> Task:
-    [task] = tasks_write(
-        user=None,
-        prepared=[task_prepare({"question": "Capital?", "rubric": small_tree()})],
-        note="",
-    )
-    return task
 
 
 def _answer(length: int, *, tags: bool = False) -> str:
@@ -53,7 +43,7 @@ def test_an_answer_over_the_limit_is_a_422_that_names_the_limit(
 ) -> None:
     answer = _answer(MAX_ANSWER_CHARS + 1, tags=tags)
     assert len(answer) == MAX_ANSWER_CHARS + 1
-    response = _evaluate(client, _task(), answer, bearer(make_user("viewer")))
+    response = _evaluate(client, small_task(), answer, bearer(make_user("viewer")))
     assert response.status_code == 422
     [error] = response.json()["errors"]
     assert error["loc"][-1] == "answer"
@@ -66,7 +56,7 @@ def test_an_answer_of_exactly_the_limit_is_scored(
 ) -> None:
     answer = _answer(MAX_ANSWER_CHARS, tags=tags)
     assert len(answer) == MAX_ANSWER_CHARS
-    response = _evaluate(client, _task(), answer, bearer(make_user("viewer")))
+    response = _evaluate(client, small_task(), answer, bearer(make_user("viewer")))
     assert response.status_code == 200
     body = response.json()
     statuses = {node["id"]: node["status"] for node in body["report"]["nodes"]}
