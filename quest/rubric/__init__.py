@@ -7,7 +7,7 @@ Framework-free: nothing here imports Django or any web or queue library.
 
 from __future__ import annotations
 
-from quest.rubric.checks import CheckContext, run_check
+from quest.rubric.checks import run_check
 from quest.rubric.citations import Citation, CitedAnswer, parse_citations, strip_citations
 from quest.rubric.distractors import Distractors, NoDistractors, TitleDistractors
 from quest.rubric.documents import Document, DocumentStore, InMemoryDocumentStore, load_docs_jsonl
@@ -27,6 +27,7 @@ from quest.rubric.judge import ChatClient, ClaimJudge, majority, parse_reply
 from quest.rubric.model import FORMAT, Check, Node, RubricTree
 from quest.rubric.preconditions import Preconditions, evaluation_order, should_skip
 from quest.rubric.probes import Probe, ProbeReport, probe_tree
+from quest.rubric.reading import CheckContext
 from quest.rubric.relative import (
     Criterion,
     CriterionScore,

@@ -4,11 +4,12 @@ preconditions, so leaves whose outcome can no longer matter are skipped without 
 from __future__ import annotations
 
 from quest.rubric.binding import tree_names
-from quest.rubric.checks import CheckContext, run_check
+from quest.rubric.checks import run_check
 from quest.rubric.documents import DocumentStore
 from quest.rubric.judge import ChatClient
 from quest.rubric.model import RubricTree
 from quest.rubric.preconditions import Preconditions, evaluation_order
+from quest.rubric.reading import CheckContext
 from quest.rubric.report import ScoreReport
 from quest.rubric.score import CompiledTree, compile_tree
 from quest.rubric.verdict import LeafVerdict

@@ -177,18 +177,18 @@ def test_a_value_repeated_in_one_hedged_sentence_is_read_a_bounded_number_of_tim
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """ "Sydney or Canberra, " a thousand times: every occurrence is hedged, and reading each
-    one scans the whole sentence, so the reads per claim are capped (quest.rubric.checks)."""
-    from quest.rubric import checks
+    one scans the whole sentence, so the reads per claim are capped (quest.rubric.reading)."""
+    from quest.rubric import reading
 
     calls = 0
-    judge = checks.judge_occurrence
+    judge = reading.judge_occurrence
 
     def counting(*args: Any, **kwargs: Any) -> Any:
         nonlocal calls
         calls += 1
         return judge(*args, **kwargs)
 
-    monkeypatch.setattr(checks, "judge_occurrence", counting)
+    monkeypatch.setattr(reading, "judge_occurrence", counting)
     capital = compile_tree(
         tree(node("root", leaf("capital", check=Check("mentions", {"value": "Canberra"}))))
     )
@@ -197,4 +197,4 @@ def test_a_value_repeated_in_one_hedged_sentence_is_read_a_bounded_number_of_tim
         calls = 0
         score_with_tree(capital, "Sydney or Canberra, " * repeats, STORE)
         reads.append(calls)
-    assert reads[0] == reads[1] <= checks.MAX_JUDGED
+    assert reads[0] == reads[1] <= reading.MAX_JUDGED

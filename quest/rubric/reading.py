@@ -1,0 +1,202 @@
+"""What a leaf check reads and how it reads a value: the answer's claims (or its cited pages'
+sentences), each occurrence of a value judged by quest.rubric.claims and, for a check with a
+subject, bound by quest.rubric.binding; the verdicts checks return. The check kinds themselves
+live in quest.rubric.checks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from quest.rubric.binding import Binder, relation_groups, relation_ok
+from quest.rubric.citations import CitedAnswer, parse_citations, sentence_spans
+from quest.rubric.claims import judge_occurrence
+from quest.rubric.commitment import Commitment, read_commitment
+from quest.rubric.cues import Judgement
+from quest.rubric.documents import Document, DocumentStore
+from quest.rubric.judge import ChatClient, ClaimJudge
+from quest.rubric.model import Check
+from quest.rubric.regex_guard import EVALUATION_SECONDS
+from quest.rubric.text import fold
+from quest.rubric.verdict import Evidence, LeafVerdict
+
+Source = tuple[str, str]  # (url, text); the answer itself has url ""
+MAX_JUDGED = 16  # occurrences of one value read per claim
+
+
+@dataclass
+class CheckContext:
+    """What checks may read. Pages are fetched once per URL however many leaves cite them."""
+
+    answer: str
+    task: str = ""
+    store: DocumentStore | None = None
+    judge: ChatClient | None = None
+    names: frozenset[str] = frozenset()  # the tree's entity names (quest.rubric.binding)
+    cited: CitedAnswer = field(init=False)
+    claim_judge: ClaimJudge | None = field(init=False)
+    regex_seconds: float = field(init=False, default=EVALUATION_SECONDS)  # left for this answer
+    _pages: dict[str, Document | None] = field(init=False, default_factory=dict)
+    _binder: Binder | None = field(init=False, default=None)
+    _commitments: dict[bool, Commitment] = field(init=False, default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.cited = parse_citations(self.answer)
+        self.claim_judge = ClaimJudge(self.judge, self.store) if self.judge is not None else None
+
+    def page(self, url: str) -> Document | None:
+        if url not in self._pages:
+            self._pages[url] = self.store.get(url) if self.store is not None else None
+        return self._pages[url]
+
+    @property
+    def binder(self) -> Binder:
+        if self._binder is None:
+            self._binder = Binder([c.text for c in self.cited.claims], self.names)
+        return self._binder
+
+    def commitment(self, *, as_list: bool) -> Commitment:
+        if as_list not in self._commitments:
+            self._commitments[as_list] = read_commitment(
+                self.cited.claims, as_list=as_list, answer=self.answer, names=self.names
+            )
+        return self._commitments[as_list]
+
+    @property
+    def judge_calls(self) -> int:
+        return self.claim_judge.calls if self.claim_judge else 0
+
+
+def verdict_of(
+    check: Check, passed: bool, reasoning: str, evidence: Evidence | None = None
+) -> LeafVerdict:
+    return LeafVerdict(
+        "pass" if passed else "fail", evidence or Evidence(), reasoning, f"check:{check.kind}"
+    )
+
+
+def error_of(check: Check, reasoning: str) -> LeafVerdict:
+    return LeafVerdict("error", Evidence(), reasoning, f"check:{check.kind}")
+
+
+def claim_sources(check: Check, ctx: CheckContext) -> list[Source] | str:
+    """The claims a check reads: the answer's (url ""), or the sentences of the pages it cites
+    (scope "cited_pages"). Claims, never raw text: URLs, markup and reference lists are gone."""
+    if check.params.get("scope", "answer") == "answer":
+        return [("", claim.text) for claim in ctx.cited.claims]
+    if ctx.store is None:
+        return "no document store configured to read cited pages"
+    pages = [(url, page.text) for url in ctx.cited.urls() if (page := ctx.page(url)) is not None]
+    if not pages:
+        return "the answer cites no readable page"
+    return [(url, text[a:b].strip()) for url, text in pages for a, b in sentence_spans(text)]
+
+
+def where_said(url: str) -> str:
+    return f"page {url}" if url else "the answer"
+
+
+@dataclass
+class ValueSearch:
+    """Occurrences of a value in claims, judged by quest.rubric.claims: the first one the
+    claim commits to, or every reason the others did not count. With a binder (a check with a
+    `subject`), an occurrence counts only in a live claim that states it of that subject and
+    relation (quest.rubric.binding)."""
+
+    check: Check
+    numeric: bool = False
+    binder: Binder | None = None
+    strict: bool = False  # a rival value: only where the subject is the only one it can be of
+    rejected: list[tuple[Judgement, str]] = field(default_factory=list)
+    judged: dict[str, int] = field(default_factory=dict)  # occurrences read per claim
+
+    def commits(self, text: str, start: int, end: int, index: int = -1) -> bool:
+        # Each reading scans its claim: past MAX_JUDGED occurrences in one claim ("Sydney or
+        # Canberra, " a thousand times) the rest are not read, so cost stays linear.
+        seen = self.judged.get(text, 0)
+        if seen >= MAX_JUDGED:
+            return False
+        self.judged[text] = seen + 1
+        judgement = judge_occurrence(
+            text,
+            start,
+            end,
+            numeric=self.numeric,
+            allow_list=bool(self.check.params.get("list")),
+            context=context_of(self.check),
+        )
+        if judgement.commits and self.binder is not None and index >= 0:
+            judgement = self._bound(text, start, end, index)
+        if not judgement.commits:
+            self.rejected.append((judgement, text))
+        return judgement.commits
+
+    def _bound(self, text: str, start: int, end: int, index: int) -> Judgement:
+        assert self.binder is not None
+        if not self.binder.live(index):
+            return Judgement("retracted", "a later sentence says the above is wrong")
+        if self.numeric and not relation_ok(text, start, end, groups_of(self.check)):
+            return Judgement("other_relation")
+        subjects = self.binder.subject_of(index, start, end)
+        wanted = subjects_of(self.check)
+        if not (subjects <= wanted if self.strict else subjects & wanted) or not subjects:
+            return Judgement("other_subject", str(self.check.params["subject"]))
+        return Judgement("affirmed")
+
+    def failure(self, what: str) -> str:
+        if not self.rejected:
+            return f"{what} is not stated"
+        judgement, claim = self.rejected[0]
+        more = len(self.rejected) - 1
+        others = f" (and {more} more such mention{'s' if more > 1 else ''})" if more else ""
+        return (
+            f"{what} appears only where the answer does not commit to it: "
+            f'{READINGS[judgement.reading]}{cue_of(judgement)} in "{cut_text(claim)}"{others}'
+        )
+
+
+READINGS = {
+    "question": "asked, not stated",
+    "negated": "negated",
+    "contrasted": "contrasted",
+    "hedged": "hedged",
+    "listed": "merely listed",
+    "range": "an end of a range",
+    "bound": "a bound, not a value",
+    "off_topic": "stated without the slot's context",
+    "retracted": "retracted",
+    "other_relation": "stated for another relation",
+    "other_subject": "stated of another subject than",
+}
+
+
+def cue_of(judgement: Judgement) -> str:
+    if judgement.reading == "other_subject":
+        return f" {judgement.cue}"
+    if judgement.reading in ("listed", "off_topic", "other_relation") or not judgement.cue:
+        return ""
+    return f' by "{judgement.cue}"'
+
+
+def cut_text(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
+def groups_of(check: Check) -> frozenset[str]:
+    raw = check.params.get("context") or ()
+    return relation_groups(str(c) for c in raw) if isinstance(raw, tuple) else frozenset()
+
+
+def subjects_of(check: Check) -> set[str]:
+    aliases = check.params.get("subject_aliases") or ()
+    names = [check.params["subject"], *(aliases if isinstance(aliases, tuple) else ())]
+    return {fold(str(name)) for name in names}
+
+
+def binder_for(check: Check, ctx: CheckContext) -> Binder | None:
+    bound = "subject" in check.params and check.params.get("scope", "answer") == "answer"
+    return ctx.binder if bound else None
+
+
+def context_of(check: Check) -> tuple[tuple[str, ...], ...]:
+    raw = check.params.get("context") or ()
+    return tuple(tuple(fold(str(c)).split()) for c in raw) if isinstance(raw, tuple) else ()
