@@ -23,10 +23,14 @@ class AuditRow:
     check: str
     check_json: str
     suggestion: Mapping[str, Any] | None
+    # What the annotator said about the node, drawn by the server on a read-only page.
+    label: Mapping[str, str] | None = None
 
 
 def audit_rows(
-    tree: Mapping[str, Any], suggestions: Mapping[str, Mapping[str, Any]] | None = None
+    tree: Mapping[str, Any],
+    suggestions: Mapping[str, Mapping[str, Any]] | None = None,
+    labels: Mapping[str, Mapping[str, str]] | None = None,
 ) -> list[AuditRow]:
     rows: list[AuditRow] = []
     stack: list[tuple[Mapping[str, Any], int]] = [(tree["root"], 0)]
@@ -45,6 +49,7 @@ def audit_rows(
                 check="" if children else describe_check(node.get("check")),
                 check_json="" if children else json.dumps(node.get("check"), ensure_ascii=False),
                 suggestion=(suggestions or {}).get(node_id),
+                label=(labels or {}).get(node_id),
             )
         )
         stack.extend((child, depth + 1) for child in reversed(children))

@@ -204,3 +204,29 @@ def item_submissions(*, user: User, item: CampaignTask) -> list[Submitted]:
         )
         for a in assignments
     ]
+
+
+@dataclass(frozen=True)
+class ShownWork:
+    """What a read-only audit page shows of an assignment: what was submitted, or else the
+    draft as it was left (a reviewer looking in, a task skipped or whose lock ran out)."""
+
+    submitted: bool
+    labels: dict[str, dict[str, str]]
+    decision: str
+    comment: str
+
+
+def assignment_work(*, assignment: Assignment) -> ShownWork:
+    if assignment.status == AssignmentStatus.SUBMITTED:
+        labels = {
+            v.node_id: {"verdict": v.verdict, "error_type": v.error_type, "comment": v.comment}
+            for v in assignment.verdicts.all()
+        }
+        return ShownWork(True, labels, assignment.decision, assignment.comment)
+    draft = assignment.draft or {}
+    verdicts = draft.get("verdicts") or {}
+    labels = {str(k): dict(v) for k, v in verdicts.items() if isinstance(v, dict)}
+    return ShownWork(
+        False, labels, str(draft.get("decision") or ""), str(draft.get("comment") or "")
+    )

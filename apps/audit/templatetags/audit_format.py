@@ -2,11 +2,13 @@
 
 `{{ when|audit_time }}` writes one format everywhere ("2026-11-25 17:50 UTC") inside a <time>
 element whose `datetime` carries the exact instant; audit-drafts.js writes the same format
-when the page updates a time. `{{ code|error_type_label }}` and `{{ code|verdict_label }}` give the
-taxonomy's readable names (exports keep the codes)."""
+when the page updates a time. `{{ code|error_type_label }}`, `{{ code|verdict_label }}` and
+`{{ code|decision_label }}` give the taxonomy's readable names (exports keep the codes);
+`{{ label|verdict_mark }}` draws a node's verdict as the audit page's badge does."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -14,7 +16,7 @@ from django import template
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from quest.audit.taxonomy import ERROR_TYPES, VERDICTS
+from quest.audit.taxonomy import DECISIONS, ERROR_TYPES, VERDICTS
 
 register = template.Library()
 
@@ -45,3 +47,22 @@ def error_type_label(code: Any) -> str:
 @register.filter
 def verdict_label(code: Any) -> str:
     return VERDICTS.get(str(code), str(code)) if code else ""
+
+
+@register.filter
+def decision_label(code: Any) -> str:
+    return DECISIONS.get(str(code), str(code)) if code else ""
+
+
+# As audit.js draws a verdict on the audit page.
+VERDICT_MARKS = {"correct": "✓ correct", "wrong": "✗ wrong", "unverifiable": "? unverifiable"}
+
+
+@register.filter
+def verdict_mark(label: Any) -> str:
+    """A node's label as the audit page's badge says it: "✗ wrong · Not atomic"."""
+    if not isinstance(label, Mapping) or not label.get("verdict"):
+        return ""
+    mark = VERDICT_MARKS.get(label["verdict"], label["verdict"])
+    kind = error_type_label(label.get("error_type"))
+    return f"{mark} · {kind}" if kind else mark

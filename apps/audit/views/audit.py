@@ -20,18 +20,26 @@ from apps.rubrics.tree_view import solution_items
 from quest.audit.taxonomy import DECISIONS, ERROR_TYPES, VERDICTS
 
 
-def _tree_context(assignment: Assignment) -> dict[str, Any]:
+def _tree_context(
+    assignment: Assignment, work: selectors.ShownWork | None = None
+) -> dict[str, Any]:
+    """The tree the page shows: the current version while the audit is open; on a read-only
+    page the version the verdicts were given on, drawn with them."""
     task = assignment.item.task
     version = task.current_version
+    if work is not None and work.submitted and assignment.version is not None:
+        version = assignment.version
     assert version is not None
     suggestions = selectors.judge_suggestions(task_id=task.pk)
     start = assignment.item.start_version
+    rows = audit_rows(version.tree, suggestions, work.labels if work else None)
     return {
         "assignment": assignment,
         "version": version,
         # Fix-and-accept is offered only on a tree that differs from the one the audit began on.
         "edited": version.pk != start.pk and version.tree != start.tree,
-        "rows": audit_rows(version.tree, suggestions),
+        "rows": rows,
+        "judged": sum(1 for row in rows if row.label and row.label.get("verdict")),
     }
 
 
@@ -44,8 +52,10 @@ def assignment_page(request: HttpRequest, assignment_id: int) -> HttpResponse:
         assignment.annotator_id == request.user.pk and assignment.status == AssignmentStatus.ACTIVE
     )
     probe = probe_latest(version=task.current_version)
+    work = None if editable else selectors.assignment_work(assignment=assignment)
     context = {
-        **_tree_context(assignment),
+        **_tree_context(assignment, work),
+        "work": work,
         **probe_context(user=request.user, task=task, run=probe),
         "campaign": assignment.campaign,
         "start_version": assignment.item.start_version,
