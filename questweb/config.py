@@ -6,6 +6,7 @@ tests can use the same rules as `settings.py`. Every function takes the environm
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import secrets
 from collections.abc import Mapping
@@ -152,3 +153,20 @@ def allowed_hosts(env: Mapping[str, str]) -> list[str]:
 
 def path_setting(env: Mapping[str, str], name: str, default: Path) -> Path:
     return Path(env[name]).resolve() if env.get(name) else default
+
+
+def trusted_proxies(env: Mapping[str, str]) -> list[str]:
+    """QUESTWEB_TRUSTED_PROXIES: the addresses or networks of the reverse proxies in front of the
+    web server, comma-separated. Empty (the default): no X-Forwarded-For is believed."""
+    proxies = []
+    for item in env.get("QUESTWEB_TRUSTED_PROXIES", "").split(","):
+        if not item.strip():
+            continue
+        try:
+            proxies.append(str(ipaddress.ip_network(item.strip(), strict=False)))
+        except ValueError:
+            raise ConfigError(
+                f"QUESTWEB_TRUSTED_PROXIES: {item.strip()!r} is not an address or a network "
+                "(e.g. 127.0.0.1, 10.0.0.0/8, ::1)"
+            ) from None
+    return proxies

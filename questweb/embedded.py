@@ -126,10 +126,13 @@ def app_children(directory: Path, host: str, port: str) -> list[Child]:
         ),
         # CUDA does not survive fork: the gpu queue always runs in a solo pool.
         Child("worker gpu (solo)", [*celery, "-Q", "gpu", "-P", "solo", "-n", "gpu@%h"]),
+        # --no-proxy-headers: uvicorn would believe X-Forwarded-For from 127.0.0.1, i.e. from
+        # anyone on this machine; the app reads it from QUESTWEB_TRUSTED_PROXIES only
+        # (questweb/client_address.py).
         Child(
             "web",
             [python, "-m", "uvicorn", "questweb.asgi:application", "--host", host,
-             "--port", port, "--lifespan", "off"],
+             "--port", port, "--lifespan", "off", "--no-proxy-headers"],
         ),
     ]  # fmt: skip
 

@@ -45,6 +45,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # REMOTE_ADDR becomes the client's address (X-Forwarded-For from trusted proxies only).
+    "questweb.client_address.ClientAddressMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -99,6 +101,9 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "questweb.views.login_locked"
 AXES_VERBOSE = False
+# The reverse proxies in front of the app, whose X-Forwarded-For is believed (addresses or
+# networks). None by default: the address is the socket's peer, whatever a client's header says.
+TRUSTED_PROXIES = config.trusted_proxies(ENV)
 LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
