@@ -1,6 +1,6 @@
 """`PythonInterpreter(code)`: the code runs in a fresh child interpreter (`-I -S -B`: isolated,
 standard library only, no bytecode written) inside a bubblewrap jail (sandbox.py: no network, no
-host files but Python and its libraries, no new processes, a private tmpfs as working
+host files but Python and its libraries, no new processes or threads, a private tmpfs as working
 directory), with a wall-clock limit (the whole jail is killed) and CPU, memory, file-size and
 open-file limits (sandbox_boot.py). Where the jail cannot be built the tool is off and says why;
 it never runs code outside it."""

@@ -5,8 +5,14 @@ libraries (/usr/lib, /usr/lib64 and the /lib links), the time-zone data and its 
 a private tmpfs of `disk_bytes` is its working directory (/tmp), and a minimal /dev (null, zero,
 random, urandom, tty). There is no /proc, no /sys, no project directory, no home, no host /tmp,
 and no network but a loopback of its own. It runs as uid 65534 with no capabilities, cannot
-create user namespaces (`--disable-userns`) and starts under the seccomp filter of seccomp.py
-(no new processes). Everything the code can touch therefore lives and dies with the run.
+create user namespaces (`--disable-userns`) and starts under the seccomp filter of seccomp.py.
+
+The task limit: the code is one task and can start no other, neither a process (fork, clone,
+posix_spawn) nor a thread (threading, a raw clone through ctypes), so the jail holds three host
+tasks (bwrap, its pid 1, the interpreter) whatever the code does. The filter refuses them
+because nothing else bounds threads here: see seccomp.py. Libraries that size thread pools to
+the CPUs are told to use one (the environment below). Everything the code can touch therefore
+lives and dies with the run.
 
 Where bwrap is missing or cannot create the namespaces, the tool is off: `sandbox_status` says
 why (the probe runs once per process and bwrap path), and nothing runs the code unsandboxed.
@@ -38,6 +44,12 @@ _ENVIRONMENT = {
     "LC_ALL": "C.UTF-8",
     "HOME": WORKDIR,
     "TMPDIR": WORKDIR,
+    # The filter refuses threads, and OpenBLAS (numpy's) raises SIGINT when it cannot start
+    # the pool it sizes to the CPUs: one thread each means no pool, for OpenMP and MKL too.
+    "OPENBLAS_NUM_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "JE_ARROW_MALLOC_CONF": "background_thread:false",  # pyarrow's (pandas') jemalloc, likewise
 }
 
 

@@ -156,16 +156,6 @@ def test_a_legitimate_computation_returns_its_output(python: PythonInterpreter) 
     assert result.text == "stdout:\n4.0 3.5 3.0208\n120 116.5\n"
 
 
-def test_threads_still_work_inside_the_sandbox(python: PythonInterpreter) -> None:
-    code = (
-        "from concurrent.futures import ThreadPoolExecutor\n"
-        "with ThreadPoolExecutor(4) as pool:\n"
-        "    print(sum(pool.map(abs, range(-10, 0))))"
-    )
-
-    assert python(code).text == "stdout:\n55\n"
-
-
 def test_long_output_is_cut_with_a_marker_and_the_traceback_survives() -> None:
     tool = PythonInterpreter(output_limit=2_000)
 
