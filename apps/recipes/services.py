@@ -66,10 +66,14 @@ def config_parse(data: Any) -> dict[str, Any]:
 def _yaml(text: str) -> Any:
     import yaml
 
+    from quest.untrusted_yaml import YamlTooBig, load_yaml
+
     if len(text) > MAX_CONFIG_CHARS:
         raise Invalid(f"config: at most {MAX_CONFIG_CHARS:,} characters")
     try:
-        return yaml.safe_load(text) if text.strip() else {}
+        return load_yaml(text) if text.strip() else {}
+    except YamlTooBig as error:
+        raise Invalid(f"config: {error}") from None
     except yaml.YAMLError as error:
         where = getattr(error, "problem_mark", None)
         line = f" (line {where.line + 1})" if where is not None else ""

@@ -116,9 +116,14 @@ def _asked(args: argparse.Namespace, saved: Any) -> dict[str, Any]:
     defaults, with each given option on top."""
     import yaml
 
+    from quest.untrusted_yaml import load_yaml
+
     data: dict[str, Any] = {}
     if args.config:
-        loaded = yaml.safe_load(Path(args.config).read_text(encoding="utf-8"))
+        try:
+            loaded = load_yaml(Path(args.config).read_text(encoding="utf-8"))
+        except yaml.YAMLError as error:
+            raise UsageError(f"--config {args.config}: not a loop config: {error}") from None
         if not isinstance(loaded, dict):
             raise UsageError(f"--config {args.config}: not a mapping of fields")
         data = loaded

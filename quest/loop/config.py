@@ -141,11 +141,13 @@ def _merged(defaults: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
 def read_loop_config(directory: Path) -> LoopConfig | None:
     import yaml
 
+    from quest.untrusted_yaml import load_yaml
+
     path = directory / CONFIG_FILE
     if not path.is_file():
         return None
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = load_yaml(path.read_text(encoding="utf-8"))
     except (yaml.YAMLError, UnicodeDecodeError) as error:
         raise LoopError(f"{path}: not a loop config: {error}") from None
     return parse_loop_config(data)

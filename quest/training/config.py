@@ -168,9 +168,11 @@ def parse_config(data: Any) -> TrainConfig:
 def load_config(path: str | Path) -> TrainConfig:
     import yaml
 
+    from quest.untrusted_yaml import load_yaml
+
     source = Path(path)
     try:
-        data = yaml.safe_load(source.read_text(encoding="utf-8"))
+        data = load_yaml(source.read_text(encoding="utf-8"))
     except yaml.YAMLError as error:
         raise ConfigError(f"{source}: not YAML: {error}") from None
     except UnicodeDecodeError:
