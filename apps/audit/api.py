@@ -173,8 +173,9 @@ def assignments_draft(request: HttpRequest, assignment_id: Id, payload: DraftIn)
 
 
 EDIT_409 = (
-    "409: the tree moved on since base_version; the body names the newer version and the nodes "
-    "in conflict. (A 409 for a submitted task or a closed campaign carries only detail.)"
+    "409: the tree moved on since base_version; the body names the newer version, the nodes "
+    "in conflict, and whether the edit can be merged (sent again with merge: true). (A 409 for "
+    "a submitted task or a closed campaign carries only detail.)"
 )
 
 
@@ -184,6 +185,7 @@ def _conflict(exc: services.EditConflict) -> Status[dict[str, Any]]:
         "current_version": exc.current_version,
         "current_author": exc.current_author,
         "conflicts": list(exc.nodes),
+        "mergeable": exc.mergeable,
     }
     return Status(409, body)
 

@@ -187,6 +187,10 @@ class ConflictOut(Schema):
     current_version: int
     current_author: str | None
     conflicts: list[str]
+    mergeable: bool = Field(
+        description="Sending the edit again with merge: true would save it: it touches none of "
+        "the nodes the newer version changed"
+    )
 
 
 class SubmissionIn(Schema):

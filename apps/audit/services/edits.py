@@ -1,9 +1,9 @@
 """Tree edits made while auditing: each saved edit is a new immutable rubric version.
 
 Edits arrive as operations against the version the annotator sees. If someone saved a newer
-version meanwhile the edit is refused with EditConflict (HTTP 409) naming that version; asked
-again with `merge`, the operations are replayed on the newer version unless they touch nodes
-the other edit changed.
+version meanwhile the edit is refused with EditConflict (HTTP 409) naming that version and
+saying whether a merge can work: the operations replay on the newer version only when they
+touch none of the nodes the other edit changed. Asked again with `merge`, they are replayed.
 """
 
 from __future__ import annotations
@@ -28,11 +28,20 @@ from quest.rubric.diff import Change, diff_trees
 class EditConflict(Conflict):
     """The tree moved on since the edit's base version."""
 
-    def __init__(self, message: str, *, current: RubricVersion, nodes: tuple[str, ...] = ()):
+    def __init__(
+        self,
+        message: str,
+        *,
+        current: RubricVersion,
+        nodes: tuple[str, ...] = (),
+        mergeable: bool = False,
+    ):
         super().__init__(message)
         self.current_version = current.number
         self.current_author = current.author.username if current.author else None
         self.nodes = nodes
+        # Whether asking again with `merge` would save the edit, so a page offers it only then.
+        self.mergeable = mergeable
 
 
 @dataclass(frozen=True)
@@ -56,21 +65,26 @@ def _edited_tree(
 ) -> dict[str, Any]:
     if current.pk == base.pk:
         return apply_ops(base.tree, ops)
-    if not merge:
-        who = f" by {current.author.username}" if current.author else ""
-        raise EditConflict(
-            f"version {current.number} was saved{who} while you edited version {base.number}: "
-            "merge your edit into it, or reload",
-            current=current,
-        )
+    who = f" by {current.author.username}" if current.author else ""
+    moved = f"version {current.number} was saved{who} while you edited version {base.number}"
+    # The merge is tried before it is offered: offering one that then fails loses the user's
+    # time and, in a page that forgets the form, their text.
     try:
-        return rebase_ops(ops, base=base.tree, current=current.tree)
+        tree = rebase_ops(ops, base=base.tree, current=current.tree)
     except MergeConflict as exc:
         raise EditConflict(
-            f"cannot merge into version {current.number}: {exc.reason}; reload and redo your edit",
+            f"{moved}, and your edit cannot be merged into it ({exc.reason}): reload the tree "
+            "and redo your edit",
             current=current,
             nodes=exc.nodes,
         ) from exc
+    if not merge:
+        raise EditConflict(
+            f"{moved}; it changed other nodes than yours: merge your edit into it, or reload",
+            current=current,
+            mergeable=True,
+        )
+    return tree
 
 
 def _locked_task(task_id: int) -> Task:
