@@ -4,7 +4,10 @@
  * to the server as a draft shortly after each change, which also keeps the task's lock alive;
  * audit-drafts.js does the sending, and the merging when another tab or device saved first.
  * Edits and submission go through the REST API (/api/audit/assignments/<id>/…), the same
- * services the API clients use. No framework: the tree is server-rendered rows.
+ * services the API clients use; audit-edit.js holds the edit form and its conflicts. No
+ * framework: the tree is server-rendered rows. Every key has a visible control too: the focused
+ * node carries a toolbar (verdicts, judge's suggestion, comment, edit) that works by mouse and
+ * touch, and the decision panel holds undo and "next without a verdict".
  */
 (() => {
   "use strict";
@@ -18,6 +21,7 @@
   const tree = window.questwebAuditTree;
   const UNDO_KEPT = 100;
   const VERDICT_KEYS = { 1: "correct", 2: "wrong", 3: "unverifiable" };
+  const VERDICTS = Object.values(VERDICT_KEYS);
   const MARKS = { correct: "✓ correct", wrong: "✗ wrong", unverifiable: "? unverifiable" };
   const ERROR_TYPES = [...document.querySelectorAll("[data-error-type]")].map((b) => b.dataset.errorType);
   const ERROR_LABELS = Object.fromEntries(
@@ -27,7 +31,11 @@
   const state = { version: currentTreeVersion(), verdicts: {}, decision: "", comment: "" };
   const history = [];
   let focused = 0;
-  let pendingEdit = null;
+  // The toolbar sits in a row of its own under the focused node (a tap on the node itself
+  // only selects it, never presses a button by accident).
+  const actions = document.createElement("li");
+  actions.className = "node-actions-row";
+  actions.append(document.getElementById("node-actions"));
 
   function $(selector, scope = document) { return scope.querySelector(selector); }
   function rows() { return [...root.querySelectorAll(".anode")]; }
@@ -83,7 +91,32 @@
     root.querySelectorAll(".judged-copy").forEach((el) => { el.textContent = judged; });
     $("#total").textContent = rows().length;
     $("#version-number").textContent = state.version;
-    $("#decision-shown").textContent = decisionText(state.decision) || "none yet — press s";
+    $("#decision-shown").textContent = decisionText(state.decision) || "none yet";
+    paintActions();
+  }
+
+  // The toolbar follows the focused node; its verdict buttons show the node's verdict.
+  function paintActions() {
+    const li = rows()[focused];
+    if (!li) return;
+    if (li.nextElementSibling !== actions) li.after(actions);
+    actions.style.setProperty("--depth", li.dataset.depth);
+    actions.hidden = li.hidden;
+    $(".node-actions", actions).hidden = false;
+    const label = state.verdicts[li.dataset.node] || {};
+    actions.querySelectorAll("[data-act]").forEach((button) => {
+      if (VERDICTS.includes(button.dataset.act)) button.setAttribute("aria-pressed", String(label.verdict === button.dataset.act));
+    });
+    const chip = $(".suggest", li);
+    const suggest = $("[data-act=suggest]", actions);
+    suggest.hidden = !chip;
+    if (chip) $(".label", suggest).textContent = `Take the judge's: ${suggestedVerdict(li)}`;
+    $("[data-act=comment] .label", actions).textContent = label.comment ? "Edit comment" : "Comment";
+  }
+
+  function suggestedVerdict(li) {
+    const chip = $(".suggest", li);
+    return chip && [...chip.classList].find((c) => c.startsWith("s-"))?.slice(2);
   }
 
   function decisionText(decision) {
@@ -100,6 +133,8 @@
     all[focused].focus({ preventScroll: true });
     all[focused].scrollIntoView({ block });
     localStorage.setItem(atKey, all[focused].dataset.node);
+    paintActions();
+    if (!actions.hidden) actions.scrollIntoView({ block: "nearest" });
   }
 
   // The next row in `direction` that is not inside a collapsed subtree.
@@ -132,6 +167,11 @@
 
   function collapseAll(closed) {
     tree.all(closed);
+    refocusVisible();
+  }
+
+  // After a collapse hid the focused node: focus the nearest ancestor still shown.
+  function refocusVisible() {
     const li = rows()[focused];
     if (li && li.hidden) focusRow(rows().indexOf(tree.ancestors(li).find((a) => !a.hidden)));
   }
@@ -155,9 +195,11 @@
 
   function setLabel(nodeId, next, record = true) {
     const before = state.verdicts[nodeId] ? { ...state.verdicts[nodeId] } : null;
+    // What the change was, so that undo can say what it undid.
+    const what = (before?.verdict || "") !== (next?.verdict || "") ? "verdict" : "comment";
     if (next && (next.verdict || next.comment)) state.verdicts[nodeId] = next;
     else delete state.verdicts[nodeId];
-    if (record) history.push({ kind: "label", node: nodeId, before });
+    if (record) history.push({ kind: "label", node: nodeId, before, what });
     changed();
   }
 
@@ -178,7 +220,7 @@
     if (last.kind === "label") {
       setLabel(last.node, last.before, false);
       focusRow(rows().findIndex((li) => li.dataset.node === last.node));
-      say(`Undone: the verdict on ${last.node}.`);
+      say(`Undone: the ${last.what || "verdict"} on ${last.node}.`);
       return;
     }
     const result = await call("POST", `${api}/revert`, { base_version: last.to, to_version: last.from });
@@ -207,8 +249,7 @@
   }
 
   function takeSuggestion() {
-    const chip = $(".suggest", rows()[focused]);
-    const verdict = chip && [...chip.classList].find((c) => c.startsWith("s-"))?.slice(2);
+    const verdict = suggestedVerdict(rows()[focused]);
     if (verdict) giveVerdict(verdict);
     else say("The judge has no suggestion for this node.");
   }
@@ -219,7 +260,7 @@
       const index = (focused + step) % all.length;
       if (!(state.verdicts[all[index].dataset.node] || {}).verdict) { focusRow(index); return; }
     }
-    say("Every node has a verdict: press s to submit.");
+    say("Every node has a verdict: Submit… (s) when you are ready.");
   }
 
   /* ---- dialogs ------------------------------------------------------------------------- */
@@ -248,91 +289,18 @@
     $("#dlg-comment").close();
   }
 
-  function openEdit() {
-    const li = rows()[focused];
-    if (!li) return;
-    const dialog = openDialog("dlg-edit");
-    const leaf = li.dataset.leaf === "1";
-    $(".node-name", dialog).textContent = li.dataset.node;
-    dialog.querySelectorAll("[data-for=leaf]").forEach((el) => { el.hidden = !leaf; });
-    dialog.querySelectorAll("[data-for=group]").forEach((el) => { el.hidden = leaf; });
-    const form = {
-      description: $(".desc", li).textContent,
-      critical: li.dataset.critical === "1",
-      strategy: li.dataset.strategy || "parallel",
-      check: leaf ? JSON.stringify(JSON.parse(li.dataset.check || "null"), null, 1) : "",
-    };
-    dialog.dataset.original = JSON.stringify(form);
-    $("[name=description]", dialog).value = form.description;
-    $("[name=critical]", dialog).checked = form.critical;
-    $("[name=strategy]", dialog).value = form.strategy;
-    $("[name=check]", dialog).value = form.check;
-    ["add_child", "move_to", "note"].forEach((name) => { $(`[name=${name}]`, dialog).value = ""; });
-    $("[name=remove]", dialog).checked = false;
-    $(".edit-error", dialog).textContent = "";
-    $("#group-ids").replaceChildren(...rows().filter((r) => r.dataset.leaf === "0").map((r) => new Option(r.dataset.node)));
-    $("[name=description]", dialog).focus();
-  }
-
-  function editOps(dialog, nodeId) {
-    const original = JSON.parse(dialog.dataset.original);
-    const value = (name) => $(`[name=${name}]`, dialog).value.trim();
-    if ($("[name=remove]", dialog).checked) return [{ op: "remove_node", node: nodeId }];
-    const ops = [];
-    if (value("description") !== original.description.trim()) ops.push({ op: "set_description", node: nodeId, description: value("description") });
-    if ($("[name=critical]", dialog).checked !== original.critical) ops.push({ op: "set_critical", node: nodeId, critical: $("[name=critical]", dialog).checked });
-    if (original.check === "" && value("strategy") !== original.strategy) ops.push({ op: "set_strategy", node: nodeId, strategy: value("strategy") });
-    if (original.check !== "" && value("check") !== original.check.trim()) ops.push({ op: "set_check", node: nodeId, check: JSON.parse(value("check")) });
-    if (value("add_child")) ops.push({ op: "add_node", parent: nodeId, description: value("add_child") });
-    if (value("move_to")) ops.push({ op: "move_node", node: nodeId, parent: value("move_to") });
-    return ops;
-  }
-
-  async function saveEdit(merge = false) {
-    const dialog = $("#dlg-edit");
-    const nodeId = $(".node-name", dialog).textContent;
-    let ops;
-    try { ops = merge ? pendingEdit.ops : editOps(dialog, nodeId); } catch (error) {
-      $(".edit-error", dialog).textContent = `The check is not valid JSON: ${error.message}`;
-      return;
-    }
-    if (!ops.length) { dialog.close(); return; }
-    const base = merge ? pendingEdit.base : state.version;
-    const note = $("[name=note]", dialog).value.trim();
-    const result = await call("POST", `${api}/edits`, { base_version: base, ops, note, merge });
-    if (result.status === 409) {
-      pendingEdit = { ops, base };
-      dialog.close();
-      openConflict(result.data.detail, !result.data.conflicts?.length);
-      return;
-    }
-    if (!result.ok) { openDialog("dlg-edit"); $(".edit-error", dialog).textContent = result.data.detail || "the edit failed"; return; }
-    pendingEdit = null;
-    if (dialog.open) dialog.close();
-    history.push({ kind: "edit", from: base, to: result.data.version });
+  async function editSaved(base, data, nodeId) {
+    history.push({ kind: "edit", from: base, to: data.version });
     await reloadTree(nodeId);
-    const changes = result.data.changes.map((c) => `${c.op} ${c.node_id}${c.field ? `.${c.field}` : ""}`).join("; ");
-    say(`Saved version ${result.data.version}${result.data.merged ? " (merged)" : ""}: ${changes}.`);
-  }
-
-  function openConflict(message, canMerge) {
-    const dialog = openDialog("dlg-conflict");
-    $(".conflict-text", dialog).textContent = message;
-    $("[data-conflict=merge]", dialog).hidden = !canMerge || !pendingEdit;
-  }
-
-  async function resolveConflict(choice) {
-    if ($("#dlg-conflict").open) $("#dlg-conflict").close();
-    if (choice === "merge" && pendingEdit) { await saveEdit(true); return; }
-    pendingEdit = null;
-    await reloadTree();
-    say(`Reloaded version ${state.version}. Verdicts on nodes that still exist are kept.`);
+    const changes = data.changes.map((c) => `${c.op} ${c.node_id}${c.field ? `.${c.field}` : ""}`).join("; ");
+    say(`Saved version ${data.version}${data.merged ? " (merged)" : ""}: ${changes}.`);
   }
 
   async function reloadTree(keepNode) {
     const nodeId = keepNode || focusedId();
     const response = await fetch(root.dataset.treeUrl, { credentials: "same-origin" });
     if (!response.ok) { say("The tree could not be reloaded.", "error"); return; }
+    actions.remove();  // kept across the swap, put back by focusRow
     $("#audit-tree").innerHTML = await response.text();
     tree.apply();
     state.version = currentTreeVersion();
@@ -390,8 +358,8 @@
     k: () => step(-1), ArrowUp: () => step(-1),
     ArrowLeft: collapseOrParent, ArrowRight: expandOrChild, x: toggleFocused,
     "[": () => collapseAll(true), "]": () => collapseAll(false),
-    n: nextUnjudged, t: takeSuggestion, c: openComment, e: openEdit, u: undo, s: openSubmit,
-    r: () => resolveConflict("reload"),
+    n: nextUnjudged, t: takeSuggestion, c: openComment, e: () => edits.open(rows()[focused]), u: undo, s: openSubmit,
+    r: () => edits.resolve("reload"),
     "?": () => openDialog("dlg-cheatsheet"),
   };
 
@@ -406,13 +374,13 @@
     } else if (dialog.id === "dlg-comment" && ctrlEnter) {
       saveComment();
     } else if (dialog.id === "dlg-edit" && ctrlEnter) {
-      saveEdit();
+      edits.save();
     } else if (dialog.id === "dlg-submit" && event.target.tagName !== "TEXTAREA" && "afr".includes(event.key) && event.key.length === 1) {
       chooseDecision({ a: "accept", f: "fix_accept", r: "reject" }[event.key]);
     } else if (dialog.id === "dlg-submit" && (ctrlEnter || (event.key === "Enter" && event.target.tagName !== "TEXTAREA"))) {
       submit();
-    } else if (dialog.id === "dlg-conflict" && (event.key === "m" || event.key === "r")) {
-      resolveConflict(event.key === "m" ? "merge" : "reload");
+    } else if (dialog.id === "dlg-conflict" && ((event.key === "m" && edits.mergeable()) || event.key === "r")) {
+      edits.resolve(event.key === "m" ? "merge" : "reload");
     } else {
       return;
     }
@@ -430,28 +398,40 @@
     if (action) { event.preventDefault(); action(); }
   });
 
-  /* ---- mouse, for those who want it ---------------------------------------------------- */
+  /* ---- mouse and touch: a tap selects a node, its toolbar acts on it ---------------- */
+
+  const ACTIONS = {
+    correct: () => giveVerdict("correct"), wrong: () => giveVerdict("wrong"),
+    unverifiable: () => giveVerdict("unverifiable"), suggest: takeSuggestion,
+    comment: openComment, edit: () => edits.open(rows()[focused]),
+    undo, next: nextUnjudged, reload: () => edits.resolve("reload"),
+  };
 
   root.addEventListener("click", (event) => {
     const li = event.target.closest(".anode");
     if (li) focusRow(rows().indexOf(li));
+    else refocusVisible();  // "Collapse all" may have hidden it
   });
   document.addEventListener("click", (event) => {
-    const target = event.target.closest("[data-open], [data-error-type], [data-save], [data-conflict]");
+    const target = event.target.closest("[data-act], [data-open], [data-error-type], [data-save], [data-conflict]");
     if (!target) return;
+    if (target.dataset.act) { drafts.keepAlive(); ACTIONS[target.dataset.act](); return; }
     if (target.dataset.open === "dlg-submit") openSubmit();
     else if (target.dataset.open) openDialog(target.dataset.open);
     else if (target.dataset.errorType) pickErrorType(target.dataset.errorType);
     else if (target.dataset.save === "comment") saveComment();
-    else if (target.dataset.save === "edit") saveEdit();
+    else if (target.dataset.save === "edit") edits.save();
     else if (target.dataset.save === "submit") submit();
-    else if (target.dataset.conflict) resolveConflict(target.dataset.conflict);
+    else if (target.dataset.conflict) edits.resolve(target.dataset.conflict);
   });
   document.querySelectorAll("#dlg-submit input[name=decision]").forEach((radio) => {
     radio.addEventListener("change", () => chooseDecision(radio.value));
   });
   $("#dlg-errortype").addEventListener("close", () => step(1));
 
+  const edits = window.questwebAuditEdit({
+    api, state, call, say, rows, openDialog, reloadTree, saved: editSaved,
+  });
   const drafts = window.questwebAuditDrafts({
     root, api, storageKey, state, call, say, saveState,
     replaced: paintAll,
