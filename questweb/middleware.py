@@ -9,6 +9,7 @@ from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse
 
 from apps.common.errors import DomainError, NotAuthenticated
+from apps.common.storable import printable, unstorable
 from questweb.views import error_page
 
 FORM_TYPES = ("multipart/form-data", "application/x-www-form-urlencoded")
@@ -68,3 +69,38 @@ class RequestSizeMiddleware:
         except RequestDataTooBig:
             return too_large(request)
         return None
+
+
+class StorableInputMiddleware:
+    """A query parameter or form field holding a NUL character is a 422 naming it (a JSON
+    {"detail"} under /api/, the error page elsewhere), before any view runs. PostgreSQL stores no
+    NUL in text and refuses one in a query's parameters, so a search, a filter or a form would
+    otherwise end in a 500. Form fields are valid Unicode already (Django decodes them with
+    replacement); JSON bodies are the API schemas' to check (Text, JsonObject). Listed after
+    CsrfViewMiddleware: a forged form is refused as such first."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_view(
+        self, request: HttpRequest, view: Callable[..., Any], args: Any, kwargs: Any
+    ) -> HttpResponse | None:
+        sources = [("query parameter", request.GET)]
+        if request.method == "POST" and request.content_type in FORM_TYPES:
+            sources.append(("form field", request.POST))
+        for kind, data in sources:
+            for key, values in data.lists():
+                problem = _unstorable_field(kind, key, values)
+                if problem is not None:
+                    return error_page(request, 422, problem)
+        return None
+
+
+def _unstorable_field(kind: str, key: str, values: list[str]) -> str | None:
+    problem = unstorable(key, field=f"a {kind}'s name")
+    for value in values:
+        problem = problem or unstorable(value, field=f"the {kind} {printable(key)[:100]}")
+    return problem

@@ -7,6 +7,7 @@ from ninja import Field, Schema
 
 from apps.accounts.roles import Role
 from apps.accounts.services import MAX_TOKEN_DAYS
+from apps.common.schemas import Text
 
 
 class MeOut(Schema):
@@ -18,7 +19,7 @@ class MeOut(Schema):
 
 
 class TokenIn(Schema):
-    name: str = Field(min_length=1, max_length=100)
+    name: Text = Field(min_length=1, max_length=100)
     expires_in_days: int | None = Field(default=None, ge=1, le=MAX_TOKEN_DAYS)
 
 

@@ -17,7 +17,7 @@ from apps.audit.services.campaigns import (
     MAX_CAMPAIGN_TASKS,
     MAX_LOCK_MINUTES,
 )
-from apps.common.schemas import Id, Revision, VersionNumber
+from apps.common.schemas import Id, JsonObject, Revision, Text, VersionNumber
 from apps.rubrics.models import AuditState
 from apps.rubrics.schemas import ChangeOut
 from quest.audit.labels import MAX_COMMENT
@@ -28,8 +28,8 @@ DecisionOrNone = Decision | Literal[""]
 
 
 class CampaignIn(Schema):
-    name: str = Field(min_length=1, max_length=200)
-    filters: dict[str, str] = Field(
+    name: Text = Field(min_length=1, max_length=200)
+    filters: dict[Text, Text] = Field(
         default_factory=dict,
         description="category, subcategory, complexity, type, audit_state, generator, batch",
     )
@@ -38,7 +38,7 @@ class CampaignIn(Schema):
     annotator_ids: list[Id] = Field(
         default_factory=list, description="Who may claim its tasks; empty: every annotator"
     )
-    instructions: str = Field(default="", max_length=10_000)
+    instructions: Text = Field(default="", max_length=10_000)
     limit: int | None = Field(
         default=None, ge=1, le=MAX_CAMPAIGN_TASKS, description="At most this many tasks"
     )
@@ -98,9 +98,9 @@ REVISION_HELP = (
 class DraftIn(Schema):
     base_revision: Revision = Field(description=REVISION_HELP)
     version: VersionNumber | None = Field(default=None, description="The tree version shown")
-    verdicts: dict[str, Any] = Field(default_factory=dict)
+    verdicts: JsonObject = Field(default_factory=dict)
     decision: DecisionOrNone = ""
-    comment: str = Field(default="", max_length=MAX_COMMENT)
+    comment: Text = Field(default="", max_length=MAX_COMMENT)
 
 
 class DraftOut(Schema):
@@ -158,13 +158,13 @@ class EditIn(Schema):
     base_version: VersionNumber = Field(
         description="The version the operations were written against"
     )
-    ops: list[dict[str, Any]] = Field(
+    ops: list[JsonObject] = Field(
         description=(
             "set_description, set_critical, set_strategy, set_check, add_node, remove_node, "
             'move_node, e.g. {"op": "set_critical", "node": "a", "critical": true}'
         )
     )
-    note: str = Field(default="", max_length=500)
+    note: Text = Field(default="", max_length=500)
     merge: bool = Field(
         default=False, description="Replay the operations on a newer version if one exists"
     )
@@ -196,11 +196,11 @@ class ConflictOut(Schema):
 class SubmissionIn(Schema):
     version: VersionNumber = Field(description="The tree version the verdicts were made on")
     decision: Decision
-    verdicts: dict[str, Any] = Field(
+    verdicts: JsonObject = Field(
         description='node id -> "correct" | "wrong" | "unverifiable", or {verdict, error_type, '
         "comment}; every node of the version needs one"
     )
-    comment: str = Field(default="", max_length=MAX_COMMENT)
+    comment: Text = Field(default="", max_length=MAX_COMMENT)
     base_revision: Revision = Field(
         default=0, description=REVISION_HELP + " 0 (the default): you kept no draft."
     )
@@ -277,14 +277,14 @@ class AdjudicationIn(Schema):
     version: VersionNumber | None = Field(
         default=None, description="The version to keep; default: the newest one audited"
     )
-    gold: dict[str, Any] = Field(default_factory=dict, description="node id -> gold verdict")
-    comment: str = Field(default="", max_length=MAX_COMMENT)
+    gold: JsonObject = Field(default_factory=dict, description="node id -> gold verdict")
+    comment: Text = Field(default="", max_length=MAX_COMMENT)
 
 
 class GoldTakeIn(Schema):
     """Side with one annotator on one node: their verdict becomes the node's gold verdict."""
 
-    node_id: str = Field(min_length=1, max_length=64)
+    node_id: Text = Field(min_length=1, max_length=64)
     assignment_id: Id = Field(description="The submitted assignment whose verdict to take")
 
 
@@ -321,10 +321,10 @@ class QualityOut(Schema):
 
 class JudgeVerdictsIn(Schema):
     version: VersionNumber
-    verdicts: dict[str, Any] = Field(
+    verdicts: JsonObject = Field(
         description='leaf id -> "pass" | "fail" | "error" | "skipped", or {status, reasoning}'
     )
-    judge: str = Field(default="", max_length=200)
+    judge: Text = Field(default="", max_length=200)
 
 
 class RecordedOut(Schema):

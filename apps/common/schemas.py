@@ -1,8 +1,13 @@
-"""What every API operation shares: bounded integers and the bodies of its error responses.
+"""What every API operation shares: bounded integers, storable text and the bodies of its error
+responses.
 
 An integer the API reads goes into a query, and PostgreSQL's bigint stops at 2**63 - 1: past it
 a lookup is a 500 (SQLite's driver refuses the value outright). So every id, count and number is
-bounded here, at the door, and a value out of range is a 422 naming the parameter.
+bounded here, at the door, and a value out of range is a 422 naming the parameter. Text is the
+same: PostgreSQL stores no NUL character in a text column and neither NUL nor a lone surrogate
+in jsonb, so every string and JSON object a request schema reads is `Text` or `JsonObject` (or
+checked by its service, as task records and rubric trees are), and one that holds them is a 422
+naming the field (tests/test_storable_input.py checks every schema).
 """
 
 from __future__ import annotations
@@ -10,7 +15,10 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from ninja import Field, Schema
-from pydantic import TypeAdapter
+from pydantic import AfterValidator, TypeAdapter
+from pydantic_core import PydanticCustomError
+
+from apps.common.storable import unstorable
 
 BIGINT_MAX = 2**63 - 1
 # PositiveIntegerField is PostgreSQL's integer: version numbers, revisions, sequence numbers.
@@ -23,6 +31,21 @@ PageNumber = Annotated[int, Field(ge=1, le=INTEGER_MAX)]
 VersionNumber = Annotated[int, Field(ge=1, le=INTEGER_MAX)]
 Revision = Annotated[int, Field(ge=0, le=INTEGER_MAX, strict=True)]
 Seq = Annotated[int, Field(ge=0, le=INTEGER_MAX)]
+
+
+def _storable(value: Any) -> Any:
+    problem = unstorable(value, field="")
+    if problem is not None:
+        raise PydanticCustomError("unstorable", "{problem}", {"problem": problem.strip()})
+    return value
+
+
+# Refuses a value PostgreSQL cannot store, anywhere inside it (apps/common/storable.py).
+Storable = AfterValidator(_storable)
+# A string a request sends: no NUL character (a str is valid Unicode already).
+Text = Annotated[str, Storable]
+# A JSON object a request sends, checked all the way down, keys included.
+JsonObject = Annotated[dict[str, Any], Storable]
 
 
 class ErrorOut(Schema):

@@ -6,7 +6,7 @@ from uuid import UUID
 
 from ninja import Field, Schema
 
-from apps.common.schemas import Id
+from apps.common.schemas import Id, Text
 from apps.live.models import Pace, Policy, SessionStatus, Visibility
 from apps.live.services import (
     CONDENSE_LIMITS,
@@ -22,12 +22,12 @@ TurnTokens = Annotated[int, Field(ge=TURN_TOKEN_LIMITS[0], le=TURN_TOKEN_LIMITS[
 
 
 class SessionIn(Schema):
-    question: str = Field(
+    question: Text = Field(
         "", max_length=MAX_QUESTION_CHARS, description="Required unless task_id names a task"
     )
     task_id: Id | None = Field(None, description="Research this task's question")
     policy: Policy = Policy.SCRIPTED
-    model: str = Field(
+    model: Text = Field(
         "", max_length=200, description="An llm policy's model (GET /api/live/models)"
     )
     max_turns: Turns | None = Field(None, description=f"Left out: {DEFAULT_BUDGETS['max_turns']:,}")
@@ -98,10 +98,10 @@ class ModelsOut(Schema):
 
 
 class EndpointIn(Schema):
-    name: str = Field(..., min_length=1, max_length=100)
-    base_url: str = Field(..., min_length=1, max_length=500)
-    model: str = Field(..., min_length=1, max_length=200)
-    api_key: str = Field("", max_length=500)
+    name: Text = Field(..., min_length=1, max_length=100)
+    base_url: Text = Field(..., min_length=1, max_length=500)
+    model: Text = Field(..., min_length=1, max_length=200)
+    api_key: Text = Field("", max_length=500)
     enabled: bool = True
     priority: int = Field(100, ge=-1000, le=1000)
 

@@ -7,14 +7,15 @@ from typing import Annotated, Any
 
 from ninja import Field, Schema
 
+from apps.common.schemas import Storable, Text
 from apps.recipes.services import MAX_ANNOTATORS, MAX_AUDIT_SAMPLE
 
-Name = Annotated[str, Field(max_length=120)]
+Name = Annotated[Text, Field(max_length=120)]
 
 
 class RecipeIn(Schema):
     name: Name = ""
-    config: dict[str, Any] | str | None = Field(
+    config: Annotated[dict[str, Any] | str | None, Storable] = Field(
         default=None,
         description="The loop's config (python -m quest loop's loop.yaml) as an object or YAML "
         "text; omitted fields take LoopConfig's defaults",

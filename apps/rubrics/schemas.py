@@ -6,7 +6,7 @@ from typing import Annotated, Any
 from ninja import Field, Schema
 from pydantic import ConfigDict, WithJsonSchema
 
-from apps.common.schemas import VersionNumber
+from apps.common.schemas import JsonObject, Text, VersionNumber
 from apps.rubrics.evaluation import MAX_ANSWER_CHARS, MAX_VERDICTS
 from apps.rubrics.models import (
     AuditState,
@@ -125,7 +125,7 @@ class TaskRecordIn(Schema):
 
 class VersionIn(Schema):
     tree: RubricTree = Field(description="The new tree, in any supported shape")
-    note: str = Field(default="", max_length=500)
+    note: Text = Field(default="", max_length=500)
     # Optional here so that leaving it out is answered by the service, in words.
     base_version: VersionNumber | None = Field(
         default=None,
@@ -172,7 +172,7 @@ class ImportOut(Schema):
 
 
 class VerdictsIn(Schema):
-    verdicts: dict[str, Any] = Field(
+    verdicts: JsonObject = Field(
         max_length=MAX_VERDICTS,
         description=(
             'leaf id → "pass" | "fail" | "error" | "skipped", or {status, evidence, reasoning}'
@@ -192,7 +192,7 @@ class ScoreOut(Schema):
 
 
 class AnswerIn(Schema):
-    answer: str = Field(
+    answer: Text = Field(
         max_length=MAX_ANSWER_CHARS, description="The answer text, or a <answer>…</answer> response"
     )
 

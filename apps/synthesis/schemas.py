@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 from ninja import Field, Schema
 
 from apps.audit.services.campaigns import MAX_ANNOTATORS_PER_TASK, MAX_LOCK_MINUTES
-from apps.common.schemas import INTEGER_MAX
+from apps.common.schemas import INTEGER_MAX, Text
 from apps.synthesis.models import ALL_STAGES, BatchStatus, Decision
 from apps.synthesis.services import NOTE_MAX
 from quest.synthesis.kgsynth import SUBCATEGORIES as KG_SUBCATEGORIES
@@ -17,8 +17,8 @@ Generator = Literal[GENERATORS]  # type: ignore[valid-type]
 Stage = Literal[ALL_STAGES]  # type: ignore[valid-type]
 MAX_WEIGHT = 1_000_000
 Weight = Annotated[float, Field(ge=0, le=MAX_WEIGHT, allow_inf_nan=False)]
-Name = Annotated[str, Field(min_length=1, max_length=64)]
-Keyword = Annotated[str, Field(min_length=1, max_length=200)]
+Name = Annotated[Text, Field(min_length=1, max_length=64)]
+Keyword = Annotated[Text, Field(min_length=1, max_length=200)]
 
 
 class BatchSpecIn(Schema):
@@ -54,7 +54,7 @@ class BatchSpecIn(Schema):
         description="Seed keywords for the llm proposer (10 sampled per task); empty: derived "
         "from the corpus per subcategory",
     )
-    model: str = Field(
+    model: Text = Field(
         default="",
         max_length=200,
         description="The llm generator's model, one of GET /api/live/models; empty: the first",
@@ -135,11 +135,11 @@ class CandidatePageOut(Schema):
 
 
 class DecisionIn(Schema):
-    note: str = Field(default="", max_length=NOTE_MAX, description="Why, for the record")
+    note: Text = Field(default="", max_length=NOTE_MAX, description="Why, for the record")
 
 
 class BatchCampaignIn(Schema):
-    name: str = Field(default="", max_length=200, description='Empty: "Synthesis batch <id>"')
+    name: Text = Field(default="", max_length=200, description='Empty: "Synthesis batch <id>"')
     annotators_per_task: int = Field(default=2, ge=1, le=MAX_ANNOTATORS_PER_TASK)
     lock_minutes: int = Field(default=30, ge=1, le=MAX_LOCK_MINUTES)
-    instructions: str = Field(default="", max_length=10_000)
+    instructions: Text = Field(default="", max_length=10_000)

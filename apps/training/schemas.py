@@ -9,10 +9,10 @@ from typing import Annotated, Any, Literal
 
 from ninja import Field, Schema
 
-from apps.common.schemas import INTEGER_MAX
+from apps.common.schemas import INTEGER_MAX, Text
 from apps.training.models import DatasetKind, JobKind, Status
 
-Name = Annotated[str, Field(max_length=120)]
+Name = Annotated[Text, Field(max_length=120)]
 Ratio = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
 Rate = Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)]
 Steps = Annotated[int, Field(ge=1, le=1_000_000)]
@@ -29,7 +29,7 @@ class DatasetIn(Schema):
         default=None, description="rl, sft: gated tasks of the train split (held-out never)"
     )
     limit: int | None = Field(default=None, ge=0, le=100_000, description="0: every task")
-    policy: str | None = Field(
+    policy: Text | None = Field(
         default=None, max_length=200, description="sft: scripted or a model live sessions use"
     )
     attempts: int | None = Field(default=None, ge=1, le=16, description="sft: rollouts a task")
@@ -112,7 +112,7 @@ class LoraIn(Schema):
     r: int | None = Field(default=None, ge=0, le=1024, description="0: full fine-tuning")
     alpha: int | None = Field(default=None, ge=1, le=4096)
     dropout: float | None = Field(default=None, ge=0, lt=1, allow_inf_nan=False)
-    target_modules: str | None = Field(
+    target_modules: Text | None = Field(
         default=None, min_length=1, max_length=200, description="all-linear or a comma list"
     )
 
@@ -133,7 +133,7 @@ class JobParamsIn(Schema):
 class TrainingJobIn(JobParamsIn):
     kind: Kind
     dataset_id: int = Field(ge=1, le=2**63 - 1)
-    model: str = Field(
+    model: Text = Field(
         max_length=500,
         description="tiny, smollm2, or an absolute path to a model directory (here, or only "
         "on the gpu workers)",
@@ -217,7 +217,7 @@ class CheckpointOut(Schema):
 
 
 class ResumeIn(Schema):
-    checkpoint: str = Field(max_length=64, description="checkpoint-N of the job")
+    checkpoint: Text = Field(max_length=64, description="checkpoint-N of the job")
     max_steps: Steps | None = Field(default=None, description="default: the job's max_steps")
 
 
@@ -232,7 +232,7 @@ class CompareOut(Schema):
 class PresetIn(Schema):
     name: Name
     kind: Kind
-    model: str = Field(max_length=500)
+    model: Text = Field(max_length=500)
     params: JobParamsIn = Field(default_factory=JobParamsIn)
 
 
@@ -245,7 +245,7 @@ class PresetOut(Schema):
 
 
 class TrainingEvaluationIn(Schema):
-    checkpoint: str = Field(default="final", max_length=64, description="final or checkpoint-N")
+    checkpoint: Text = Field(default="final", max_length=64, description="final or checkpoint-N")
     compare_base: bool = Field(default=True, description="Also run the job's base model")
     limit: int = Field(default=40, ge=1, le=2000, description="Held-out tasks to run")
     max_turns: int | None = Field(default=None, ge=1, le=50)
