@@ -107,6 +107,11 @@ class GRPOParams(_Strict):
     # "all": every session of a rollout is a training row with the rollout's advantage
     # (quest.training.sessions); "last": only the session that wrote the answer.
     sessions: Literal["all", "last"] = "all"
+    # Signal in every step (quest.training.dynamic): tasks whose last group was all-equal are
+    # swapped for informative ones, and all-equal groups are replaced by fresh groups for at
+    # most `dynamic_rounds` extra rounds of rollouts a step (0: none).
+    curriculum: bool = True
+    dynamic_rounds: int = Field(default=1, ge=0, le=8)
 
     @model_validator(mode="after")
     def _clip_higher(self) -> GRPOParams:

@@ -37,6 +37,7 @@ from quest.rubric.score import CompiledTree, compile_tree
 from quest.training.agent_rollouts import RolloutStats, make_rollout_func
 from quest.training.callbacks import metrics_callback, progress, stop_callback
 from quest.training.config import ConfigError, TrainConfig, check_paths, render_yaml
+from quest.training.dynamic import Curriculum
 from quest.training.records import read_jsonl
 from quest.training.sessions import session_trainer_class
 from quest.training.tokens import tokenize_row
@@ -46,6 +47,7 @@ CONFIG_FILE = "config.yaml"
 ROLLOUTS = "rollouts.jsonl"  # one line per GRPO rollout: what the run's rollout table shows
 EXCERPT_CHARS = 2_000
 IGNORED = -100
+NO_ANSWER = "no final answer"  # quest.rewards' reason for a rollout with no answer block
 
 
 def run_training(config: TrainConfig) -> dict[str, Any]:
@@ -211,7 +213,6 @@ def sft_examples(
 def _grpo_trainer(config: TrainConfig, model: Any, tokenizer: Any, stop: Any) -> Any:
     from datasets import Dataset
     from trl.trainer.grpo_config import GRPOConfig
-    from trl.trainer.grpo_trainer import GRPOTrainer
 
     from quest.tools.offline import offline_toolbox
 
@@ -237,8 +238,7 @@ def _grpo_trainer(config: TrainConfig, model: Any, tokenizer: Any, stop: Any) ->
         max_completion_length=budgets.max_session_response_tokens,
         **_vllm(params),
     )
-    trainer_class = session_trainer_class() if params.sessions == "all" else GRPOTrainer
-    return trainer_class(
+    trainer = session_trainer_class()(
         model=model,
         reward_funcs=[
             rubric_reward_func(config.corpus, stats, rollouts=Path(config.output_dir) / ROLLOUTS)
@@ -255,6 +255,20 @@ def _grpo_trainer(config: TrainConfig, model: Any, tokenizer: Any, stop: Any) ->
         callbacks=[metrics_callback(Path(config.output_dir), stats=stats), stop],
         **_peft(config),
     )
+    trainer.train_earlier = params.sessions == "all"
+    if params.curriculum:
+        trainer.curriculum = _curriculum(rows, config.seed)
+        trainer.dynamic_rounds = params.dynamic_rounds
+    return trainer
+
+
+def _curriculum(rows: Sequence[dict[str, Any]], seed: int) -> Curriculum:
+    """The run's curriculum, with each row's `pass_rate` (the collection's estimate) as prior."""
+    curriculum = Curriculum(len(rows), seed=seed)
+    for index, row in enumerate(rows):
+        rate = row.get("pass_rate")
+        curriculum.prior(index, float(rate) if isinstance(rate, int | float) else None)
+    return curriculum
 
 
 def _vllm(params: Any) -> dict[str, Any]:
@@ -365,10 +379,19 @@ def _compiled(text: str) -> CompiledTree | str:
 def _components(rewards: Sequence[Reward]) -> dict[str, float]:
     scored = [r for r in rewards if r.value is not None]
     n = max(len(scored), 1)
+    leaves = [r.leaves[0] / r.leaves[1] for r in scored if r.leaves and r.leaves[1]]
+    citing = [r for r in scored if r.citations]
     return {
         "reward/base": sum(r.base or 0.0 for r in scored) / n,
         "reward/citation": sum(_citation(r) for r in scored) / n,
         "reward/dropped": (len(rewards) - len(scored)) / max(len(rewards), 1),
+        # A closed, non-empty answer block (what the tree reads) was written.
+        "reward/answered": sum(not r.reason.startswith(NO_ANSWER) for r in scored) / n,
+        # Answers citing at least one page, and the share of their citations the pages support.
+        "reward/cites": len(citing) / n,
+        "reward/valid_citations": sum(r.valid_rate for r in citing) / max(len(citing), 1),
+        # The share of the tree's leaves passed (identity and fact checks alike).
+        "reward/leaves": sum(leaves) / len(leaves) if leaves else 0.0,
     }
 
 

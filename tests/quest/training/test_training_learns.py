@@ -1,0 +1,193 @@
+"""GRPO learns: a policy whose rollouts earn different rewards moves towards the better one.
+
+The tiny model (random weights) never answers, so every reward would be 0 and every gradient 0;
+here it is first taught, by plain teacher forcing, to answer the Australia question with either
+of two answers about equally often: one naming Canberra and citing its page (the real rubric
+reward gives it 1.0) and one naming Sydney (0.0). GRPO then runs through the real trainer, the
+real agent loop over the corpus tools and the real rubric reward. The policy never sees the
+tree: it only ever gets the question.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from training_helpers import AUSTRALIA, capital_tree
+
+from quest.training.config import parse_config
+from quest.training.models import load_model
+from quest.training.rl import prompt_messages
+from quest.training.trainers import run_training
+
+GOOD = "<answer>Canberra is the capital (https://en.wikipedia.org/wiki/Canberra).</answer>"
+BAD = "<answer>Sydney is the capital (https://en.wikipedia.org/wiki/Sydney).</answer>"
+WARM_STEPS = 120
+BUDGETS = {"max_turns": 2, "max_turn_tokens": 40, "max_session_tokens": 160}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_thread() -> Any:
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def _ids(tokenizer: Any, text: str) -> list[int]:
+    return list(tokenizer(text, add_special_tokens=False)["input_ids"])
+
+
+def _prompt_ids(tokenizer: Any) -> list[int]:
+    text = tokenizer.apply_chat_template(
+        prompt_messages(AUSTRALIA), tokenize=False, add_generation_prompt=True
+    )
+    return _ids(tokenizer, text)
+
+
+def logprob(model_dir: Path | str, text: str) -> float:
+    """log p(text | the Australia prompt) under the model in `model_dir`."""
+    import torch
+
+    model, tokenizer = load_model(str(model_dir))
+    model.eval()
+    prompt, completion = _prompt_ids(tokenizer), _ids(tokenizer, text)
+    with torch.no_grad():
+        logits = model(torch.tensor([prompt + completion]), logits_to_keep=len(completion) + 1)
+    scores = logits.logits[0, :-1].log_softmax(-1)
+    return float(scores.gather(1, torch.tensor(completion)[:, None]).sum())
+
+
+@pytest.fixture(scope="module")
+def warm(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tiny model taught both answers by teacher forcing (not the system under test)."""
+    import torch
+
+    model, tokenizer = load_model("tiny", seed=0)
+    prompt = _prompt_ids(tokenizer)
+    rows = [_ids(tokenizer, text) + [int(tokenizer.eos_token_id)] for text in (GOOD, BAD)]
+    optimiser = torch.optim.Adam(model.parameters(), lr=1e-2)
+    for _ in range(WARM_STEPS):
+        loss = sum(
+            torch.nn.functional.cross_entropy(
+                model(torch.tensor([prompt + row]), logits_to_keep=len(row) + 1).logits[0, :-1],
+                torch.tensor(row),
+            )
+            for row in rows
+        )
+        optimiser.zero_grad()
+        loss.backward()  # type: ignore[union-attr]
+        optimiser.step()
+    folder = tmp_path_factory.mktemp("warm")
+    model.save_pretrained(str(folder))
+    tokenizer.save_pretrained(str(folder))
+    return folder
+
+
+def rl_rows(path: Path, *cities: str) -> Path:
+    """One RL row per city: the Australia question, with a tree that wants that city."""
+    rows = [
+        {
+            "prompt": prompt_messages(AUSTRALIA),
+            "task_id": f"australia-{city.lower()}",
+            "question": AUSTRALIA,
+            "ground_truth": json.dumps(capital_tree(AUSTRALIA, city)),
+        }
+        for city in cities
+    ]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+def grpo(
+    model: Path, data: Path, corpus: Path, out: Path, steps: int, **params: Any
+) -> list[dict[str, Any]]:
+    config = parse_config(
+        {
+            "kind": "grpo",
+            "model": str(model),
+            "dataset": str(data),
+            "corpus": str(corpus),
+            "output_dir": str(out),
+            "max_steps": steps,
+            "save_steps": 1_000,
+            "grpo": {
+                "num_generations": 8,
+                "prompts_per_step": 1,
+                "learning_rate": 1e-3,
+                "temperature": 1.0,
+                **params,
+            },
+            "rollout": BUDGETS,
+        }
+    )
+    assert run_training(config)["status"] == "finished"
+    lines = (out / "metrics.jsonl").read_text().splitlines()
+    return [r for r in map(json.loads, lines) if r["kind"] == "step"]
+
+
+def test_the_warm_start_answers_either_way(warm: Path) -> None:
+    # Both answers are likely (the rest of the mass is on broken variants): the groups of
+    # the tests below earn different rewards because of what the policy samples.
+    assert logprob(warm, GOOD) > -2.0 and logprob(warm, BAD) > -2.0
+
+
+def test_grpo_raises_the_better_answers_probability_and_the_groups_reward(
+    warm: Path, corpus: Path, tmp_path: Path
+) -> None:
+    good, bad = logprob(warm, GOOD), logprob(warm, BAD)
+    steps = grpo(warm, rl_rows(tmp_path / "rl.jsonl", "Canberra"), corpus, tmp_path / "run", 5)
+    first = steps[0]
+    # Rewards differ in the group: advantages and gradients are not 0.
+    assert first["reward_std"] > 0 and first["grad_norm"] > 0
+    assert first["frac_reward_zero_std"] == 0.0
+    assert 0 < first["reward"] < 1
+    after_good, after_bad = logprob(tmp_path / "run" / "final", GOOD), logprob(
+        tmp_path / "run" / "final", BAD
+    )
+    assert after_good > good + 0.2, (good, after_good)
+    assert after_bad < bad - 0.2, (bad, after_bad)
+    late = sum(s["reward"] for s in steps[-2:]) / 2
+    assert late > first["reward"], [s["reward"] for s in steps]
+    # The reward's components are logged each step.
+    assert {"reward/base", "reward/citation", "reward/answered", "reward/leaves"} <= set(first)
+
+
+def test_an_all_equal_group_adds_no_gradient_and_is_counted(
+    warm: Path, corpus: Path, tmp_path: Path
+) -> None:
+    import torch
+
+    # A tree that wants Melbourne: neither answer earns anything, so every reward is 0.
+    data = rl_rows(tmp_path / "rl.jsonl", "Melbourne")
+    [step] = grpo(warm, data, corpus, tmp_path / "run", 1)
+    assert step["reward"] == 0.0 and step["reward_std"] == 0.0
+    assert step["frac_reward_zero_std"] == 1.0
+    assert step["grad_norm"] == 0.0 and step["loss"] == 0.0
+    # No other task to replace it with: it stays in the batch, counted as all-equal.
+    assert step["dynamic/zero_std_trained"] == 1.0 and step["dynamic/dropped_groups"] == 0.0
+    before, _ = load_model(str(warm))
+    after, _ = load_model(str(tmp_path / "run" / "final"))
+    for (name, a), (_, b) in zip(
+        before.state_dict().items(), after.state_dict().items(), strict=True
+    ):
+        assert torch.equal(a, b), name
+
+
+def test_dynamic_sampling_replaces_an_all_equal_group_with_an_informative_one(
+    warm: Path, corpus: Path, tmp_path: Path
+) -> None:
+    data = rl_rows(tmp_path / "rl.jsonl", "Melbourne", "Canberra")
+    steps = grpo(warm, data, corpus, tmp_path / "run", 2)
+    # Whichever task the sampler drew, no step trained an all-equal group: the Melbourne
+    # group was replaced after its rollouts or swapped out before them.
+    assert all(s["dynamic/zero_std_trained"] == 0.0 for s in steps)
+    assert all(s["grad_norm"] > 0 for s in steps)
+    assert sum(s["dynamic/dropped_groups"] + s["dynamic/swapped"] for s in steps) > 0
+    # Off, the same draws train on whatever they got.
+    off = grpo(warm, data, corpus, tmp_path / "off", 2, curriculum=False)
+    assert not any(key.startswith("dynamic/") for key in off[0])
