@@ -239,7 +239,10 @@ def _load(source: ModelSource) -> _Loaded:
     logging.disable_progress_bar()  # type: ignore[no-untyped-call]
     try:
         tokenizer = AutoTokenizer.from_pretrained(source.folder, **options)
-        model: Any = AutoModelForCausalLM.from_pretrained(source.folder, **options)
+        model: Any
+        model, info = AutoModelForCausalLM.from_pretrained(
+            source.folder, output_loading_info=True, **options
+        )
     except (OSError, ValueError, ImportError) as exc:
         raise LLMError(f"cannot load {source.path}: {exc}") from exc
     finally:
@@ -247,6 +250,11 @@ def _load(source: ModelSource) -> _Loaded:
             logging.enable_progress_bar()  # type: ignore[no-untyped-call]
     if not tokenizer.chat_template:
         raise LLMError(f"{source.path}: the tokenizer has no chat template")
+    missing = sorted(info.get("missing_keys") or ())
+    if missing:  # loaded anyway, they would be random: every answer would be noise
+        raise LLMError(
+            f"{source.path}: weights missing from the checkpoint: {', '.join(missing[:5])}"
+        )
     return _Loaded(tokenizer, model.eval())
 
 

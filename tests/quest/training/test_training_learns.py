@@ -65,11 +65,16 @@ def logprob(model_dir: Path | str, text: str) -> float:
 @pytest.fixture(scope="module")
 def warm(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The tiny model taught both answers by teacher forcing (not the system under test)."""
+    return teach(tmp_path_factory.mktemp("warm"), [GOOD, BAD], seed=0)
+
+
+def teach(folder: Path, answers: list[str], *, seed: int) -> Path:
+    """The tiny model, taught `answers` to the Australia prompt by teacher forcing, in `folder`."""
     import torch
 
-    model, tokenizer = load_model("tiny", seed=0)
+    model, tokenizer = load_model("tiny", seed=seed)
     prompt = _prompt_ids(tokenizer)
-    rows = [_ids(tokenizer, text) + [int(tokenizer.eos_token_id)] for text in (GOOD, BAD)]
+    rows = [[*_ids(tokenizer, text), int(tokenizer.eos_token_id)] for text in answers]
     optimiser = torch.optim.Adam(model.parameters(), lr=1e-2)
     for _ in range(WARM_STEPS):
         loss = sum(
@@ -82,7 +87,6 @@ def warm(tmp_path_factory: pytest.TempPathFactory) -> Path:
         optimiser.zero_grad()
         loss.backward()  # type: ignore[union-attr]
         optimiser.step()
-    folder = tmp_path_factory.mktemp("warm")
     model.save_pretrained(str(folder))
     tokenizer.save_pretrained(str(folder))
     return folder
@@ -146,8 +150,9 @@ def test_grpo_raises_the_better_answers_probability_and_the_groups_reward(
     assert first["reward_std"] > 0 and first["grad_norm"] > 0
     assert first["frac_reward_zero_std"] == 0.0
     assert 0 < first["reward"] < 1
-    after_good, after_bad = logprob(tmp_path / "run" / "final", GOOD), logprob(
-        tmp_path / "run" / "final", BAD
+    after_good, after_bad = (
+        logprob(tmp_path / "run" / "final", GOOD),
+        logprob(tmp_path / "run" / "final", BAD),
     )
     assert after_good > good + 0.2, (good, after_good)
     assert after_bad < bad - 0.2, (bad, after_bad)
@@ -191,3 +196,59 @@ def test_dynamic_sampling_replaces_an_all_equal_group_with_an_informative_one(
     # Off, the same draws train on whatever they got.
     off = grpo(warm, data, corpus, tmp_path / "off", 2, curriculum=False)
     assert not any(key.startswith("dynamic/") for key in off[0])
+
+
+TEACHER = (
+    "<think>\nSearch for the capital.\n</think>\n<tool_call>\n"
+    '{"name": "search", "arguments": {"query": ["capital of Australia"]}}\n</tool_call>'
+)
+
+
+def test_an_sft_checkpoint_writes_its_training_turn_through_the_evaluations_path(
+    tmp_path: Path,
+) -> None:
+    """The Trainer's checkpoint, loaded and decoded as the evaluation does (load_model, the
+    batch sampler, greedy), writes the valid turn it was trained on, token for token."""
+    from quest.agent.protocol import parse_turn
+    from quest.training.agent_rollouts import BatchSampler, TokenPolicy
+
+    teach(tmp_path / "warm", [TEACHER], seed=1)
+    messages = prompt_messages(AUSTRALIA)
+    data = tmp_path / "sft.jsonl"
+    turn = {"role": "assistant", "content": TEACHER, "loss": True}
+    rows = [{"messages": [*({**m, "loss": False} for m in messages), turn]}]
+    data.write_text(json.dumps(rows[0]) + "\n", encoding="utf-8")
+    config = parse_config(
+        {
+            "kind": "sft",
+            "model": str(tmp_path / "warm"),
+            "dataset": str(data),
+            "output_dir": str(tmp_path / "sft"),
+            "max_steps": 1,
+            "save_steps": 1,
+            "sft": {"gradient_accumulation_steps": 1, "max_length": 512, "learning_rate": 1e-6},
+        }
+    )
+    run_training(config)
+    checkpoint, tokenizer = load_model(str(tmp_path / "sft" / "checkpoint-1"))
+    checkpoint.eval()
+    sampler = BatchSampler(checkpoint, tokenizer, 0.0, logprobs=False)
+    policy = TokenPolicy(checkpoint, tokenizer, max_tokens=64, sampler=sampler.sample)
+    written = policy.next_turn(messages).text
+    assert written == TEACHER
+    assert parse_turn(written).kind == "tool_call"
+
+
+def test_a_checkpoint_missing_weights_is_refused_not_filled_at_random(tmp_path: Path) -> None:
+    from safetensors.torch import load_file, save_file
+
+    from quest.llm.types import LLMError
+
+    model, tokenizer = load_model("tiny")
+    model.save_pretrained(str(tmp_path))
+    tokenizer.save_pretrained(str(tmp_path))
+    weights = load_file(str(tmp_path / "model.safetensors"))
+    del weights["lm_head.weight"]
+    save_file(weights, str(tmp_path / "model.safetensors"), metadata={"format": "pt"})
+    with pytest.raises(LLMError, match=r"lm_head\.weight"):
+        load_model(str(tmp_path))
