@@ -239,10 +239,10 @@ def _load(source: ModelSource) -> _Loaded:
     logging.disable_progress_bar()  # type: ignore[no-untyped-call]
     try:
         tokenizer = AutoTokenizer.from_pretrained(source.folder, **options)
-        model: Any
-        model, info = AutoModelForCausalLM.from_pretrained(
+        loaded: Any = AutoModelForCausalLM.from_pretrained(
             source.folder, output_loading_info=True, **options
         )
+        model, info = loaded
     except (OSError, ValueError, ImportError) as exc:
         raise LLMError(f"cannot load {source.path}: {exc}") from exc
     finally:

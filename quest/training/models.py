@@ -28,9 +28,10 @@ def load_model(name: str, *, seed: int = 0) -> tuple[Any, Any]:
         if source.gguf_file:
             options["gguf_file"] = source.gguf_file
         tokenizer = AutoTokenizer.from_pretrained(source.folder, **options)
-        model, info = AutoModelForCausalLM.from_pretrained(
+        loaded: Any = AutoModelForCausalLM.from_pretrained(
             source.folder, output_loading_info=True, **options
         )
+        model, info = loaded
         _complete(source.path, info)
         if source.gguf_file:
             _dequantised(model)
