@@ -1,4 +1,4 @@
-"""`python -m quest`: one command line for the engine, one subcommand per engine area.
+"""`quest` (or `python -m quest`): one command line for the engine, one subcommand per engine area.
 
 Each area module exposes `register(subparsers)`, which adds its subcommand and sets `func` on the
 parsed namespace. `func(args)` returns the process exit code.
@@ -29,7 +29,7 @@ AREAS: tuple[str, ...] = (
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m quest",
+        prog="quest",
         description="questweb engine: rubric trees, search, agent, synthesis, training.",
     )
     parser.add_argument("--version", action="version", version=f"quest {__version__}")
