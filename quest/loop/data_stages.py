@@ -2,11 +2,14 @@
 
 Layout under the loop's directory:
     tasks/accepted.jsonl   every task the funnel accepted (the /api/imports record + task_id)
-    tasks/split.json       task id -> "train" | "heldout", and each task's class (C1..C9)
+    tasks/split.json       task id -> "train" | "heldout" | "out_of_family" | "dropped", each
+                           task's class (C1..C9) and entities, and the counts (quest.loop.split)
     gate/gate.json         who gated which tasks: "auto-accept-sound" records that no human looked
     gate/accepted.txt      (human gate) the task ids an audit accepted, one per line
     tasks/train.jsonl      gated train tasks (quest.training.tasks records)
-    tasks/heldout.jsonl    gated held-out tasks: no training stage ever reads this file
+    tasks/heldout.jsonl    gated held-out tasks: no training stage ever reads this file, and
+                           none shares an entity with a train task
+    tasks/out_of_family.jsonl  gated tasks of the family no stage trains on
     data/trajectories.jsonl, data/sft.jsonl, data/rl.jsonl
 """
 
@@ -20,10 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from quest.loop.config import LoopConfig
+from quest.loop.split import split_tasks
 from quest.training.records import write_jsonl
-from quest.training.tasks import held_out, read_tasks
+from quest.training.tasks import read_tasks
 
 Progress = Callable[[str], None]
+SIDES = ("train", "heldout", "out_of_family")  # the gated task files; dropped tasks have none
 GATE_WAITING = (
     "the human gate: write the task ids an audit accepted to {path}, one per line (the app's "
     "Recipe page does this from its campaign), then run the loop again; or pass "
@@ -45,6 +50,7 @@ def paths(directory: Path) -> dict[str, Path]:
         "split": directory / "tasks" / "split.json",
         "train": directory / "tasks" / "train.jsonl",
         "heldout": directory / "tasks" / "heldout.jsonl",
+        "out_of_family": directory / "tasks" / "out_of_family.jsonl",
         "gate": directory / "gate" / "gate.json",
         "decisions": directory / "gate" / "accepted.txt",
         "trajectories": directory / "data" / "trajectories.jsonl",
@@ -55,7 +61,8 @@ def paths(directory: Path) -> dict[str, Path]:
 
 def synth_stage(directory: Path, config: LoopConfig, corpus: Path, say: Progress) -> dict[str, Any]:
     """Knowledge-graph tasks through the funnel; every accepted one is sound (the funnel's
-    probes passed), and is split by a hash of its id, so the split never depends on the run."""
+    probes passed). The out-of-family slice is set apart, and the rest split so that no
+    held-out task shares an entity with a train task (quest.loop.split)."""
     from quest.corpus.store import CorpusStore
     from quest.rubric.distractors import TitleDistractors
     from quest.search.encoder import MiniLMEncoder
@@ -86,20 +93,28 @@ def synth_stage(directory: Path, config: LoopConfig, corpus: Path, say: Progress
         raise StageFailed(f"synthesis: {error}") from None
     if len(accepted) < 2:
         raise StageFailed(f"synthesis accepted {len(accepted)} task(s); ask for more --tasks")
-    split = {
-        r["task_id"]: "heldout" if held_out(r["task_id"], config.synth.heldout_share) else "train"
-        for r in accepted
-    }
+    split = split_tasks(
+        accepted,
+        share=config.synth.heldout_share,
+        seed=config.seed,
+        out_of_family=config.synth.out_of_family,
+    )
     classes = {r["task_id"]: str(r.get("complexity", "")) for r in accepted}
     write_jsonl(where["accepted"], accepted)
-    _write_json(where["split"], {"split": split, "classes": classes})
-    counts = Counter(split.values())
+    counts = split.counts()
+    _write_json(
+        where["split"],
+        {"counts": counts, "split": split.sides, "classes": classes, "entities": split.entities},
+    )
+    say(
+        f"split ({counts['method']}): {counts['train']} train, {counts['heldout']} held out, "
+        f"{counts['dropped_mixed']} dropped (mixed), {counts['out_of_family']} out of family"
+    )
     return {
         "proposals": spec.count,
         "accepted": len(accepted),
         "rejected": dict(rejected),
-        "train": counts["train"],
-        "heldout": counts["heldout"],
+        **counts,
         "classes": dict(Counter(classes.values())),
         "files": {"accepted": str(where["accepted"]), "split": str(where["split"])},
     }
@@ -130,23 +145,25 @@ def gate_stage(directory: Path, config: LoopConfig, say: Progress) -> dict[str, 
             raise StageFailed(f"{decisions}: not tasks of this loop: {', '.join(unknown[:5])}")
         accepted = listed
         gate = {"mode": "human", "human_reviewed": True, "decisions": str(decisions)}
-    chosen = {name: [] for name in ("train", "heldout")}  # type: dict[str, list[dict[str, Any]]]
+    chosen: dict[str, list[dict[str, Any]]] = {name: [] for name in SIDES}
     for task_id, record in records.items():
-        if task_id in accepted:
+        if task_id in accepted and split[task_id] in chosen:  # "dropped" sides with neither
             chosen[split[task_id]].append(_task_record(record))
-    for name in ("train", "heldout"):
+    for name in SIDES:
         write_jsonl(where[name], chosen[name])
     gate.update(
         accepted=len(accepted),
         rejected=len(records) - len(accepted),
-        train=len(chosen["train"]),
-        heldout=len(chosen["heldout"]),
+        **{name: len(chosen[name]) for name in SIDES},
     )
     _write_json(where["gate"], gate)
-    say(f"gate ({gate['mode']}): {len(chosen['train'])} train, {len(chosen['heldout'])} held out")
+    say(
+        f"gate ({gate['mode']}): {len(chosen['train'])} train, {len(chosen['heldout'])} held "
+        f"out, {len(chosen['out_of_family'])} out of family"
+    )
     if not chosen["train"] or not chosen["heldout"]:
         raise StageFailed("the gate left no train or no held-out task; synthesize more tasks")
-    return {**gate, "files": {n: str(where[n]) for n in ("gate", "train", "heldout")}}
+    return {**gate, "files": {n: str(where[n]) for n in ("gate", *SIDES)}}
 
 
 def collect_stage(

@@ -3,7 +3,10 @@ DIR/report.html (plotly: training curves, each model's reward distribution, per-
 
 report.json: {"models": {"base": {mean, ci95, n, ...}, "sft": {...}, "grpo": {...}},
 "difference": {the best trained model minus base: mean, ci95, n, wins, losses, ties},
-"differences": {every pair}, "stages": {each stage's status, seconds, outputs}, "config": ...}.
+"differences": {every pair}, "grpo_vs_sft": {mean, ci95, n, ...}, "split": {train, heldout,
+dropped_mixed, out_of_family, ...}, "slices": {"heldout": {tasks, models, differences},
+"out_of_family": {...}}, "stages": {each stage's status, seconds, outputs}, "config": ...}.
+The top-level models and differences are the entity-disjoint held-out slice's.
 """
 
 from __future__ import annotations
@@ -19,18 +22,19 @@ from quest.loop.state import LoopState
 from quest.training.evaluate import TaskScore, paired_difference
 
 PAIRS = (("sft", "base"), ("grpo", "base"), ("grpo", "sft"))
+SLICES = {
+    "heldout": "entity-disjoint held-out tasks",
+    "out_of_family": "out-of-family tasks (a family never trained on)",
+}
 PLOTLY_BUNDLE = "plotly.min.js"
 
 
 def build_report(directory: Path, config: LoopConfig, state: LoopState) -> dict[str, Any]:
-    models = _evaluations(state)
+    slices = {name: _slice(state, name, config.seed) for name in SLICES}
+    models = _evaluations(state, "heldout")
     scores = {name: _scores(m) for name, m in models.items()}
     classes = _classes(directory)
-    differences = {
-        f"{a}-{b}": paired_difference(scores[a], scores[b], seed=config.seed)
-        for a, b in PAIRS
-        if a in scores and b in scores
-    }
+    differences = slices["heldout"]["differences"]
     best = _best(models)
     headline = None
     if best is not None and f"{best}-base" in differences:
@@ -40,6 +44,9 @@ def build_report(directory: Path, config: LoopConfig, state: LoopState) -> dict[
         "models": {name: _summary(m) for name, m in models.items()},
         "difference": headline,
         "differences": differences,
+        "grpo_vs_sft": differences.get("grpo-sft"),
+        "split": _split(directory),
+        "slices": slices,
         "per_class": _per_class(scores, classes),
         "bar_met": bool(headline and headline["ci95"] and headline["ci95"][0] > 0),
         "active_minutes": round(state.active_s / 60, 1),
@@ -99,9 +106,34 @@ def _ratio(seconds: float, count: int) -> float | None:
     return round(seconds / count, 2) if count else None
 
 
-def _evaluations(state: LoopState) -> dict[str, dict[str, Any]]:
+def _slice(state: LoopState, name: str, seed: int) -> dict[str, Any]:
+    """One slice's models and their paired differences over the slice's tasks."""
+    outputs = _slice_outputs(state, name)
+    models = _evaluations(state, name)
+    scores = {model: _scores(m) for model, m in models.items()}
+    return {
+        "description": SLICES[name],
+        "slice": outputs.get("slice"),  # the family or class, for the out-of-family slice
+        "tasks": outputs.get("tasks"),
+        "models": {model: _summary(m) for model, m in models.items()},
+        "differences": {
+            f"{a}-{b}": paired_difference(scores[a], scores[b], seed=seed)
+            for a, b in PAIRS
+            if a in scores and b in scores
+        },
+    }
+
+
+def _slice_outputs(state: LoopState, name: str) -> dict[str, Any]:
+    """The evaluate stage's outputs for one slice: the held-out slice's are at its top."""
+    outputs = state.stages["evaluate"].outputs
+    found: dict[str, Any] = outputs if name == "heldout" else outputs.get(name, {})
+    return found
+
+
+def _evaluations(state: LoopState, slice_name: str = "heldout") -> dict[str, dict[str, Any]]:
     found: dict[str, dict[str, Any]] = {}
-    for name, item in state.stages["evaluate"].outputs.get("models", {}).items():
+    for name, item in _slice_outputs(state, slice_name).get("models", {}).items():
         path = Path(item["file"])
         if path.is_file():
             found[name] = json.loads(path.read_text(encoding="utf-8"))
@@ -121,6 +153,15 @@ def _best(models: dict[str, dict[str, Any]]) -> str | None:
     if not trained:
         return None
     return max(trained, key=lambda n: (models[n]["mean"], n == "grpo"))
+
+
+def _split(directory: Path) -> dict[str, Any] | None:
+    """The split's counts (train, heldout, dropped_mixed, out_of_family, its method)."""
+    path = directory / "tasks" / "split.json"
+    if not path.is_file():
+        return None
+    counts: dict[str, Any] | None = json.loads(path.read_text(encoding="utf-8")).get("counts")
+    return counts
 
 
 def _classes(directory: Path) -> dict[str, str]:
@@ -195,7 +236,7 @@ def markdown(report: dict[str, Any], config: LoopConfig) -> str:
             f"**Not shown**: the 95% interval of {head['model']} - base, "
             f"{_interval(head['ci95'])}, does not lie above 0."
         )
-    lines += ["", verdict, "", "## Stages", ""]
+    lines += ["", verdict, "", *_slice_lines(report), "## Stages", ""]
     lines += ["| stage | status | seconds | runs | note |", "| --- | --- | --- | --- | --- |"]
     for name, stage in report["stages"].items():
         if name == "report":
@@ -223,6 +264,34 @@ def markdown(report: dict[str, Any], config: LoopConfig) -> str:
     return "\n".join(lines)
 
 
+def _slice_lines(report: dict[str, Any]) -> list[str]:
+    """The split's counts, then each slice's models and paired differences."""
+    split = report.get("split")
+    lines = ["## Slices", ""]
+    if split:
+        lines += [
+            f"Split ({split['method']}): {split['train']} train, {split['heldout']} held out "
+            f"sharing no entity with a train task, {split['dropped_mixed']} dropped (their "
+            f"entities on both sides), {split['out_of_family']} out of family "
+            f"(`{split['out_of_family_slice']}`, never trained on).",
+            "",
+        ]
+    for name, slice_ in report["slices"].items():
+        lines += [
+            f"### {name}: {slice_['description']}",
+            "",
+            "| model or difference | n | mean reward | 95% CI |",
+            "| --- | --- | --- | --- |",
+        ]
+        for model, m in slice_["models"].items():
+            mean, ci = _number(m.get("mean")), _interval(m.get("ci95"))
+            lines.append(f"| {model} | {m.get('n')} | {mean} | {ci} |")
+        for pair, d in slice_["differences"].items():
+            lines.append(f"| {pair} | {d['n']} | {_number(d['mean'])} | {_interval(d['ci95'])} |")
+        lines.append("")
+    return lines
+
+
 def html(directory: Path, report: dict[str, Any], state: LoopState) -> str:
     """One self-contained page: plotly is inlined, so it opens offline from any folder."""
     import plotly.graph_objects as go
@@ -236,11 +305,12 @@ def html(directory: Path, report: dict[str, Any], state: LoopState) -> str:
         curves.add_trace(go.Scatter(x=steps, y=values, mode="lines+markers", name=stage), 1, col)
     curves.update_layout(title="Training curves", height=380)
     figures.append(curves)
-    models = _evaluations(state)
     distribution = go.Figure()
-    for name, model in models.items():
-        rewards = [s["reward"] for s in model.get("scores", []) if s["reward"] is not None]
-        distribution.add_trace(go.Box(y=rewards, name=name, boxpoints="all", jitter=0.4))
+    for slice_name in SLICES:
+        for name, model in _evaluations(state, slice_name).items():
+            rewards = [s["reward"] for s in model.get("scores", []) if s["reward"] is not None]
+            label = name if slice_name == "heldout" else f"{name} ({slice_name})"
+            distribution.add_trace(go.Box(y=rewards, name=label, boxpoints="all", jitter=0.4))
     distribution.update_layout(title="Held-out reward per task", yaxis_title="reward", height=380)
     figures.append(distribution)
     per_class = go.Figure()

@@ -21,6 +21,7 @@ from quest.loop.config import LoopConfig
 from quest.loop.data_stages import Progress, StageFailed, paths
 from quest.loop.state import Clock
 from quest.training.config import TrainConfig
+from quest.training.tasks import TrainingTask, read_tasks
 
 MODELS = ("base", "sft", "grpo")
 WATCH_SECONDS = 1.0
@@ -147,45 +148,72 @@ def evaluate_stage(
     save: Callable[[dict[str, Any]], None],
     say: Progress,
 ) -> dict[str, Any]:
-    """Each model in `models` (name -> what load_model reads) on the same held-out tasks with
-    the same budgets; a model already evaluated by an earlier run of the loop is kept."""
+    """Each model in `models` (name -> what load_model reads) on the same tasks of each slice
+    with the same budgets: the entity-disjoint held-out tasks (`models`, eval/<model>.json),
+    then the out-of-family ones (`out_of_family.models`, eval/<model>.out_of_family.json).
+    A model already evaluated on a slice by an earlier run of the loop is kept."""
     from quest.corpus.store import CorpusStore
     from quest.tools.offline import offline_toolbox
-    from quest.training.batch_eval import evaluate_model
-    from quest.training.evaluate import summarize
-    from quest.training.tasks import read_tasks
 
-    tasks = read_tasks(paths(directory)["heldout"])[: config.eval.tasks]
-    if not tasks:
+    where = paths(directory)
+    heldout = read_tasks(where["heldout"])[: config.eval.tasks]
+    if not heldout:
         raise StageFailed("no held-out task to evaluate on")
-    folder = directory / "eval"
-    folder.mkdir(parents=True, exist_ok=True)
-    toolbox, store = offline_toolbox(corpus), CorpusStore(corpus)
-    budgets = config.budgets()
+    family: list[TrainingTask] = []
+    if where["out_of_family"].is_file() and config.eval.family_tasks:
+        family = read_tasks(where["out_of_family"])[: config.eval.family_tasks]
+    (directory / "eval").mkdir(parents=True, exist_ok=True)
+    run = _Evaluation(directory, config, offline_toolbox(corpus), CorpusStore(corpus), say)
     done = dict(outputs.get("models", {}))
-    for name, model in models.items():
-        if name in done and done[name].get("model") == model:
-            continue
+    other = dict(outputs.get("out_of_family", {}).get("models", {}))
 
-        def shown(index: int, score: Any, name: str = name) -> None:
+    def result() -> dict[str, Any]:
+        slice_ = {"slice": config.synth.out_of_family, "tasks": len(family), "models": other}
+        return {"models": done, "tasks": len(heldout), "out_of_family": slice_}
+
+    for tasks, table, suffix in ((heldout, done, ""), (family, other, ".out_of_family")):
+        for name, model in models.items():
+            if not tasks or (name in table and table[name].get("model") == model):
+                continue
+            table[name] = run(name, model, tasks, suffix)
+            save(result())
+    return result()
+
+
+class _Evaluation:
+    """One model on one slice's tasks, its scores written to eval/<model><suffix>.json."""
+
+    def __init__(
+        self, directory: Path, config: LoopConfig, toolbox: Any, store: Any, say: Progress
+    ) -> None:
+        self.folder, self.config, self.say = directory / "eval", config, say
+        self.toolbox, self.store = toolbox, store
+
+    def __call__(
+        self, name: str, model: str, tasks: list[TrainingTask], suffix: str
+    ) -> dict[str, Any]:
+        from quest.training.batch_eval import evaluate_model
+        from quest.training.evaluate import summarize
+
+        label = f"{name} ({'out-of-family' if suffix else 'held-out'})"
+
+        def shown(index: int, score: Any) -> None:
             reward = "dropped" if score.reward is None else f"{score.reward:.3f}"
-            say(f"eval {name}: task {score.task_id} reward {reward} ({score.status})")
+            self.say(f"eval {label}: task {score.task_id} reward {reward} ({score.status})")
 
-        say(f"eval {name}: {model} on {len(tasks)} held-out tasks")
+        self.say(f"eval {label}: {model} on {len(tasks)} tasks")
         scores = evaluate_model(
             tasks,
             model,
-            toolbox=toolbox,
-            budgets=budgets,
-            store=store,
-            temperature=config.eval.temperature,
-            batch=config.eval.batch,
+            toolbox=self.toolbox,
+            budgets=self.config.budgets(),
+            store=self.store,
+            temperature=self.config.eval.temperature,
+            batch=self.config.eval.batch,
             on_task=shown,
-            seed=config.seed,
+            seed=self.config.seed,
         )
-        file = folder / f"{name}.json"
+        file = self.folder / f"{name}{suffix}.json"
         report = {"model": model, **summarize(scores), "scores": [s.to_dict() for s in scores]}
         file.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        done[name] = {"model": model, "file": str(file), "mean": report["mean"], "n": report["n"]}
-        save({"models": done})
-    return {"models": done, "tasks": len(tasks)}
+        return {"model": model, "file": str(file), "mean": report["mean"], "n": report["n"]}

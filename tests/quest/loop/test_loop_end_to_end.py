@@ -1,5 +1,6 @@
 """The miniature recipe loop end to end through `python -m quest loop`: every stage runs, the
-report holds what issue 15 asks for, and no training stage ever reads a held-out task."""
+report holds what issues 15 and 27 ask for, and no training stage ever reads a held-out or an
+out-of-family task."""
 
 from __future__ import annotations
 
@@ -51,10 +52,33 @@ def test_the_report_has_each_model_and_the_difference(finished: Path) -> None:
     assert report["stages"]["gate"]["outputs"]["human_reviewed"] is False
     markdown = (finished / "report.md").read_text(encoding="utf-8")
     assert "| base (`tiny`) | 3 |" in markdown and "```yaml" in markdown
+    assert "### heldout: entity-disjoint" in markdown and "### out_of_family" in markdown
     page = (finished / "report.html").read_text(encoding="utf-8")
     assert "Training curves" in page and "Held-out reward per task" in page
     # plotly is inlined, so the page opens offline: no script is loaded from anywhere
     assert not re.search(r"<script[^>]*\ssrc=", page) and "Plotly.newPlot" in page
+
+
+def test_the_report_has_both_slices_with_paired_differences(finished: Path) -> None:
+    report = json.loads((finished / "report.json").read_text(encoding="utf-8"))
+    assert report["grpo_vs_sft"] == report["differences"]["grpo-sft"]
+    assert report["grpo_vs_sft"]["n"] == 3 and len(report["grpo_vs_sft"]["ci95"]) == 2
+    split = report["split"]
+    assert split["out_of_family_slice"] == "chain" and split["out_of_family"] >= 1
+    assert (
+        split["train"] + split["heldout"] + split["dropped_mixed"] + split["out_of_family"]
+        == (report["stages"]["synth"]["outputs"]["accepted"])
+    )
+    slices = report["slices"]
+    assert set(slices) == {"heldout", "out_of_family"}
+    assert slices["heldout"]["models"] == report["models"]
+    assert slices["out_of_family"]["slice"] == "chain"
+    for name, slice_ in slices.items():
+        assert set(slice_["models"]) == {"base", "sft", "grpo"}, name
+        for pair in ("grpo-sft", "sft-base"):
+            difference = slice_["differences"][pair]
+            assert difference["n"] == slice_["tasks"] and len(difference["ci95"]) == 2
+    assert slices["out_of_family"]["tasks"] == min(2, split["out_of_family"])
 
 
 def test_the_models_are_the_runs_outputs(finished: Path) -> None:
@@ -89,6 +113,16 @@ def test_no_training_stage_reads_a_held_out_task(finished: Path) -> None:
     assert not any(q in prompt for q in questions for prompt in rl_questions)
     evaluated = json.loads((finished / "eval" / "base.json").read_text(encoding="utf-8"))
     assert {score["task_id"] for score in evaluated["scores"]} <= held_out
+    # The out-of-family slice: chains only, none of them trained on.
+    family = task_ids(finished / "tasks" / "out_of_family.jsonl")
+    accepted = [
+        json.loads(line)
+        for line in (finished / "tasks" / "accepted.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
+    chains = {r["task_id"] for r in accepted if r["oracle"]["family"] == "chain"}
+    assert family == chains and not family & train
+    evaluated = json.loads((finished / "eval" / "base.out_of_family.json").read_text())
+    assert {score["task_id"] for score in evaluated["scores"]} <= family
 
 
 def test_a_finished_loop_run_again_does_nothing_again(finished: Path, loop_corpus: Path) -> None:
