@@ -28,7 +28,7 @@ def _token_out(token: ApiToken) -> TokenOut:
 @router.get(
     "/me",
     response={200: MeOut, **errors()},
-    summary="The calling user with roles and permissions",
+    summary="The calling user with roles, capabilities and permissions",
 )
 def me(request: HttpRequest) -> MeOut:
     user: User = request.auth  # type: ignore[attr-defined]
@@ -37,6 +37,7 @@ def me(request: HttpRequest) -> MeOut:
         username=user.username,
         email=user.email,
         roles=selectors.user_roles(user=user),
+        capabilities=selectors.user_capabilities(user=user),
         permissions=selectors.user_permissions(user=user),
     )
 

@@ -36,3 +36,28 @@ ROLE_REQUIREMENT: dict[Role, str] = {
     Role.REVIEWER: "accounts.adjudicate",
     Role.ADMIN: "accounts.manage",
 }
+
+
+class Capability(StrEnum):
+    """What a user can do, in the words of the workbench's pages; `/api/me` lists these."""
+
+    VIEW = "view"
+    AUDIT = "audit"
+    ADJUDICATE = "adjudicate"
+    SYNTHESIZE = "synthesize"
+    TRAIN = "train"
+    RUN_LLM = "run_llm"
+    ADMIN = "admin"
+
+
+# The permission codename each capability needs: synthesis batches and training jobs are managed
+# by admins (their services require Role.ADMIN); LLM sessions need their own grant.
+CAPABILITY_PERMISSIONS: dict[Capability, str] = {
+    Capability.VIEW: "view_workbench",
+    Capability.AUDIT: "annotate",
+    Capability.ADJUDICATE: "adjudicate",
+    Capability.SYNTHESIZE: "manage",
+    Capability.TRAIN: "manage",
+    Capability.RUN_LLM: "use_llm",
+    Capability.ADMIN: "manage",
+}

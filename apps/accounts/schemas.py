@@ -5,7 +5,7 @@ from typing import Literal
 
 from ninja import Field, Schema
 
-from apps.accounts.roles import Role
+from apps.accounts.roles import Capability, Role
 from apps.accounts.services import MAX_TOKEN_DAYS
 from apps.common.schemas import Text
 
@@ -15,7 +15,11 @@ class MeOut(Schema):
     username: str
     email: str
     roles: list[Role]
-    permissions: list[str]
+    capabilities: list[Capability] = Field(
+        description="What the user can do (view, audit, adjudicate, synthesize, train, run_llm, "
+        "admin)"
+    )
+    permissions: list[str] = Field(description="questweb's permission codenames the user holds")
 
 
 class TokenIn(Schema):

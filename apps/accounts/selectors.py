@@ -4,7 +4,7 @@ from django.db.models import QuerySet
 
 from apps.accounts.models import ApiToken, User
 from apps.accounts.permissions import require_role
-from apps.accounts.roles import Role
+from apps.accounts.roles import CAPABILITY_PERMISSIONS, PERMISSIONS, Role
 
 
 def user_roles(*, user: User) -> list[str]:
@@ -16,7 +16,14 @@ def user_roles(*, user: User) -> list[str]:
 
 
 def user_permissions(*, user: User) -> list[str]:
-    return sorted(perm.split(".", 1)[1] for perm in user.get_all_permissions())
+    """questweb's own permission codenames the user holds (not Django's per-model ones)."""
+    return [code for code in sorted(PERMISSIONS) if user.has_perm(f"accounts.{code}")]
+
+
+def user_capabilities(*, user: User) -> list[str]:
+    """What the user can do (`view`, `audit`, … `admin`), in the order of `Capability`."""
+    held = set(user_permissions(user=user))
+    return [cap.value for cap, code in CAPABILITY_PERMISSIONS.items() if code in held]
 
 
 def token_list(*, user: User) -> QuerySet[ApiToken]:

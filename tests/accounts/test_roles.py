@@ -24,15 +24,25 @@ def test_migrations_create_one_group_per_role_with_cumulative_permissions() -> N
 
 
 @pytest.mark.parametrize(
-    ("role", "permissions"),
+    ("role", "permissions", "capabilities"),
     [
-        ("viewer", ["view_workbench"]),
-        ("annotator", ["annotate", "view_workbench"]),
-        ("reviewer", ["adjudicate", "annotate", "view_workbench"]),
+        ("viewer", ["view_workbench"], ["view"]),
+        ("annotator", ["annotate", "view_workbench"], ["view", "audit"]),
+        ("reviewer", ["adjudicate", "annotate", "view_workbench"], ["view", "audit", "adjudicate"]),
+        (
+            "admin",
+            ["adjudicate", "annotate", "manage", "use_llm", "view_workbench"],
+            ["view", "audit", "adjudicate", "synthesize", "train", "run_llm", "admin"],
+        ),
     ],
 )
-def test_api_me_returns_the_user_with_roles_and_permissions(
-    client: Client, make_user: Callable[..., User], bearer, role: str, permissions: list[str]
+def test_api_me_returns_the_user_with_roles_permissions_and_capabilities(
+    client: Client,
+    make_user: Callable[..., User],
+    bearer,
+    role: str,
+    permissions: list[str],
+    capabilities: list[str],
 ) -> None:
     user = make_user(role)
     response = client.get("/api/me", headers=bearer(user))
@@ -41,6 +51,35 @@ def test_api_me_returns_the_user_with_roles_and_permissions(
     assert body["username"] == user.username
     assert body["roles"] == [role]
     assert body["permissions"] == permissions
+    assert body["capabilities"] == capabilities
+
+
+def test_api_me_lists_a_superuser_s_few_questweb_permissions_not_every_django_one(
+    client: Client, make_user: Callable[..., User], bearer
+) -> None:
+    root = make_user(is_superuser=True)
+    body = client.get("/api/me", headers=bearer(root)).json()
+    assert body["permissions"] == ["adjudicate", "annotate", "manage", "use_llm", "view_workbench"]
+    assert body["capabilities"] == [
+        "view",
+        "audit",
+        "adjudicate",
+        "synthesize",
+        "train",
+        "run_llm",
+        "admin",
+    ]
+
+
+def test_a_granted_llm_permission_shows_as_the_run_llm_capability(
+    client: Client, make_user: Callable[..., User], bearer
+) -> None:
+    from django.contrib.auth.models import Permission
+
+    viewer = make_user("viewer")
+    viewer.user_permissions.add(Permission.objects.get(codename="use_llm"))
+    body = client.get("/api/me", headers=bearer(viewer)).json()
+    assert body["capabilities"] == ["view", "run_llm"]
 
 
 def test_a_viewer_calling_an_admin_endpoint_gets_403_with_a_reason(
