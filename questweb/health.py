@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 from typing import Any
 
 import redis
 from django.conf import settings
 from django.db import connection
+from django.urls import reverse
+from django.utils import timezone
 
+from apps.training.models import Evaluation, Status, TrainingDataset, TrainingJob, Work
 from quest.tools.sandbox import sandbox_status
 from questweb import __version__
 from workers import heartbeat
@@ -35,6 +39,45 @@ def python_sandbox_state() -> str:
     return "ok" if available else f"off: {reason}"
 
 
+# The gpu queue's long work, as /healthz names it, with the page that shows it.
+GPU_WORK: tuple[tuple[str, type[Work], str, str], ...] = (
+    ("training job", TrainingJob, "training:job", "job_id"),
+    ("evaluation", Evaluation, "training:evaluation", "evaluation_id"),
+    ("dataset", TrainingDataset, "training:dataset", "dataset_id"),
+)
+
+
+def gpu_work_running() -> dict[str, Any] | None:
+    """The training work a gpu worker runs and still reports from (within the watchdog's stall
+    limit). A solo-pool worker runs one task at a time, so its heartbeats wait behind it."""
+    since = timezone.now() - timedelta(seconds=settings.TRAINING_STALL_SECONDS)
+    for kind, model, url_name, arg in GPU_WORK:
+        work = (
+            model.objects.filter(status=Status.RUNNING, active_at__gte=since)
+            .order_by("-active_at")
+            .first()
+        )
+        if work is not None:
+            url = reverse(url_name, kwargs={arg: work.pk})
+            return {"kind": kind, "id": work.pk, "name": _work_name(work), "url": url}
+    return None
+
+
+def _work_name(work: Work) -> str:
+    # An evaluation has no name of its own: the checkpoint it evaluates names it.
+    return str(getattr(work, "name", "") or getattr(work, "checkpoint", ""))
+
+
+def _with_busy_gpu(queues: dict[str, str], busy_with: dict[str, Any]) -> None:
+    """A stale gpu queue whose worker is busy training says `busy`, and with what."""
+    if queues[Queue.GPU.value] != "stale":
+        return
+    running = gpu_work_running()
+    if running is not None:
+        queues[Queue.GPU.value] = "busy"
+        busy_with[Queue.GPU.value] = running
+
+
 def _broker() -> redis.Redis:
     return redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=1, socket_timeout=1)
 
@@ -57,8 +100,12 @@ def health_report() -> tuple[bool, dict[str, Any]]:
         queues = {q.value: "none" for q in Queue}
     finally:
         client.close()
+    busy_with: dict[str, Any] = {}
+    if report["db"] == "ok":
+        _with_busy_gpu(queues, busy_with)
     report["worker"] = queues[Queue.DEFAULT.value]
     report["queues"] = queues
+    report["busy_with"] = busy_with
     report["mode"] = "embedded" if settings.EMBEDDED else "cluster"
     report["python_sandbox"] = python_sandbox_state()
     healthy = report["db"] == "ok" and report["broker"] == "ok"

@@ -108,3 +108,79 @@ def test_a_real_worker_makes_healthz_report_ok(
         time.sleep(0.5)
         body = client.get("/healthz").json()
     assert body["queues"] == {"default": "ok", "cpu": "ok", "gpu": "none"}
+
+
+def _running_job(*, reported_ago: float) -> Any:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from apps.training.models import Status, TrainingJob
+
+    now = timezone.now()
+    return TrainingJob.objects.create(
+        name="grpo-smollm2",
+        kind="grpo",
+        config={"model": "smollm2"},
+        status=Status.RUNNING,
+        started_at=now - timedelta(minutes=20),
+        active_at=now - timedelta(seconds=reported_ago),
+        step=7,
+        max_steps=200,
+    )
+
+
+def test_healthz_says_the_gpu_queue_is_busy_with_the_job_its_solo_worker_is_training(
+    client: Client, redis_client: redis.Redis
+) -> None:
+    long_ago = time.time() - heartbeat.STALE_AFTER_SECONDS - 600
+    heartbeat.record(redis_client, queue="gpu", hostname="gpu1", now=long_ago)
+    job = _running_job(reported_ago=5)
+
+    body = client.get("/healthz").json()
+
+    assert body["queues"]["gpu"] == "busy"
+    assert body["busy_with"] == {
+        "gpu": {
+            "kind": "training job",
+            "id": job.pk,
+            "name": "grpo-smollm2",
+            "url": f"/training/jobs/{job.pk}/",
+        }
+    }
+
+
+def test_healthz_keeps_the_gpu_queue_stale_when_its_running_job_stopped_reporting(
+    client: Client, redis_client: redis.Redis, settings: Any
+) -> None:
+    long_ago = time.time() - heartbeat.STALE_AFTER_SECONDS - 600
+    heartbeat.record(redis_client, queue="gpu", hostname="gpu1", now=long_ago)
+    _running_job(reported_ago=settings.TRAINING_STALL_SECONDS + 60)
+
+    body = client.get("/healthz").json()
+
+    assert body["queues"]["gpu"] == "stale"
+    assert body["busy_with"] == {}
+
+
+def test_healthz_names_a_running_evaluation_by_its_checkpoint(
+    client: Client, redis_client: redis.Redis
+) -> None:
+    from django.utils import timezone
+
+    from apps.training.models import Evaluation, Status
+
+    heartbeat.record(redis_client, queue="gpu", hostname="gpu1", now=time.time() - 3600)
+    evaluation = Evaluation.objects.create(
+        checkpoint="var/training/runs/3/final", status=Status.RUNNING, active_at=timezone.now()
+    )
+
+    body = client.get("/healthz").json()
+
+    assert body["queues"]["gpu"] == "busy"
+    assert body["busy_with"]["gpu"] == {
+        "kind": "evaluation",
+        "id": evaluation.pk,
+        "name": "var/training/runs/3/final",
+        "url": f"/training/evaluations/{evaluation.pk}/",
+    }
