@@ -1,12 +1,11 @@
-"""Charts of the training pages. A running job's curves are drawn in the browser from the
-series below (static/js/training.js appends what the websocket brings); everything that does
-not change once drawn (a dataset's token lengths, an evaluation, a comparison of jobs) is a
-plotly figure built here as JSON, which the page hands to the vendored plotly.js."""
+"""Charts of the training pages: plotly figures built here as JSON, which the page hands to the
+vendored plotly.js. A dataset's token lengths, an evaluation and a comparison of jobs are here;
+a job's own curves and its held-out reward by checkpoint are in job_charts.py."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from apps.audit.charts import LAYOUT
@@ -16,28 +15,14 @@ OK, BAD, ACCENT, MUTED = "#1f7a3d", "#b3261e", "#2f5fd0", "#9aa5b1"
 # Titles are the page's headings, which wrap on a narrow screen where a plotly title would not.
 MARGIN = {"l": 50, "r": 10, "t": 10, "b": 45}
 
-# A job's live charts: the metric keys each draws (a chart is shown once one of them has a
-# value). "band" draws mean ± that key; "stack" stacks the keys as shares of a step; "yaxis"
-# is plotly's, for a scale the default draws badly (a constant learning rate of 1e-6).
-JOB_CHARTS: tuple[dict[str, Any], ...] = (
-    {"name": "loss", "title": "Loss", "keys": ["loss"]},
-    {"name": "reward", "title": "Reward (mean ± std)", "keys": ["reward"], "band": "reward_std"},
-    {"name": "components", "title": "Reward components", "keys": ["reward/base",
-                                                                "reward/citation"]},
-    {"name": "kl", "title": "KL divergence", "keys": ["kl"]},
-    {"name": "entropy", "title": "Entropy", "keys": ["entropy"]},
-    {"name": "learning_rate", "title": "Learning rate", "keys": ["learning_rate"],
-     "yaxis": {"exponentformat": "e", "rangemode": "tozero"}},
-    {"name": "throughput", "title": "Tokens per second", "keys": ["tokens_per_s"]},
-    {"name": "step_time", "title": "Seconds per step", "keys": ["step_s"]},
-    {"name": "shares", "title": "Share of a step's time", "stack": True,
-     "keys": ["share/rollout", "share/reward", "share/optimisation"]},
-)  # fmt: skip
-COMPARE_METRICS = ("loss", "reward", "reward/base", "reward/citation", "kl", "entropy", "step_s")
+COMPARE_METRICS = ("loss", "reward", "frac_reward_zero_std", "reward/base", "reward/citation",
+                   "kl", "entropy", "step_s")  # fmt: skip
 COLOURS = ("#2f5fd0", "#c2410c", "#1f7a3d", "#7c3aed", "#b3261e", "#0e7490")
+# At most this many intervals between step ticks: the labels fit a phone's 390 px.
+STEP_INTERVALS = 6
 
 
-def _figure(data: Any, **layout: Any) -> dict[str, Any]:
+def figure_json(data: Any, **layout: Any) -> dict[str, Any]:
     import plotly.graph_objects as go
 
     figure = go.Figure(data=data, layout={**LAYOUT, "margin": MARGIN, **layout})
@@ -45,13 +30,26 @@ def _figure(data: Any, **layout: Any) -> dict[str, Any]:
     return result
 
 
+def step_dtick(steps: Iterable[int]) -> int:
+    """Whole steps between ticks: 1, 2, 5, 10, 20, ... the least that keeps the axis to
+    STEP_INTERVALS intervals (static/js/training.js's stepDtick is the same)."""
+    seen = list(steps)
+    span = max(seen) - min(seen) if seen else 0
+    scale = 1
+    while True:
+        for factor in (1, 2, 5):
+            if span <= STEP_INTERVALS * factor * scale:
+                return factor * scale
+        scale *= 10
+
+
+def step_axis(steps: Iterable[int], **more: Any) -> dict[str, Any]:
+    return {"title": {"text": "step"}, "tickformat": "d", "tick0": 0, "dtick": step_dtick(steps),
+            "zeroline": False, "automargin": True, **more}  # fmt: skip
+
+
 def _has(series: Sequence[Mapping[str, Any]], key: str) -> bool:
     return any(isinstance(point.get(key), int | float) for point in series)
-
-
-def job_charts(series: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """JOB_CHARTS, each marked shown when the series already has a value for it."""
-    return [{**chart, "shown": any(_has(series, k) for k in chart["keys"])} for chart in JOB_CHARTS]
 
 
 # ---- a dataset's token lengths ---------------------------------------------------------------
@@ -78,7 +76,7 @@ def length_histogram(lengths: Sequence[int]) -> dict[str, Any]:
         marker_color=ACCENT,
         hovertemplate="%{x} tokens: %{y} rows<extra></extra>",
     )
-    return _figure(
+    return figure_json(
         [histogram],
         xaxis={"title": {"text": "tokens per row (chat template applied)"}},
         yaxis={"title": {"text": "rows"}},
@@ -134,7 +132,7 @@ def evaluation_chart(models: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
         mean = model.get("mean")
         if mean is not None:
             traces.append(_mean_marker(label, mean, model.get("ci95")))
-    return _figure(
+    return figure_json(
         traces,
         yaxis={"title": {"text": "reward"}, "rangemode": "tozero"},
         legend={"orientation": "h", "y": -0.15},
@@ -161,9 +159,10 @@ def compare_figures(
                                     mode="lines+markers", marker={"size": 4},
                                     line={"color": COLOURS[number % len(COLOURS)]},
                                     name=f"#{job.pk} {job.name}"[:40]))  # fmt: skip
-        figures[metric] = _figure(
+        steps = [x for line in lines for x in line.x]
+        figures[metric] = figure_json(
             lines,
-            xaxis={"title": {"text": "step"}},
+            xaxis=step_axis(steps),
             showlegend=True,
             legend={"orientation": "h", "y": -0.25},
             margin={**MARGIN, "b": 60},

@@ -20,7 +20,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from apps.common.errors import Conflict, Invalid, NotFound
-from apps.training import charts, launch, selectors, services
+from apps.training import job_charts, launch, selectors, services
 from apps.training.models import JobKind, Status, TrainingJob
 from apps.training.views import can_manage, form_number, page_user
 
@@ -195,6 +195,11 @@ def _config_yaml(job: TrainingJob) -> str:
         return json.dumps(job.config, indent=2)
 
 
+def _held_out_figures(job: TrainingJob) -> dict[str, Any]:
+    figure = job_charts.held_out_figure(selectors.held_out_scores(job))
+    return {"held_out": figure} if figure else {}
+
+
 @login_required
 @require_GET
 def job_detail(request: HttpRequest, job_id: int) -> HttpResponse:
@@ -202,8 +207,8 @@ def job_detail(request: HttpRequest, job_id: int) -> HttpResponse:
     job = selectors.job_get(user=user, job_id=job_id)
     series = selectors.metric_series(job)
     live = {
-        "charts": charts.job_charts(series),
-        "points": series,
+        "charts": job_charts.job_charts(series),
+        "has_points": bool(series),
         "after": selectors.last_metric_line(job),
         "ws": f"/ws/training/{job.pk}/",
         "active": job.is_active,
@@ -215,6 +220,7 @@ def job_detail(request: HttpRequest, job_id: int) -> HttpResponse:
         "evaluations": [
             (e, Path(e.checkpoint).name) for e in selectors.evaluation_list(user=user, job=job)
         ],
+        "figures": _held_out_figures(job),
         **_rollouts_context(request, job),
         **_log_context(job),
         **_checkpoints_context(request, job),

@@ -32,6 +32,7 @@ from quest.training.tasks import held_out
 MAX_PAGE_SIZE = 200
 LOG_TAIL_BYTES = 64_000
 PREVIEW_FILE = "preview.json"
+START_MODEL = "start model"  # the model a job started from, at step 0 of its held-out curve
 
 
 def gated_versions(*, split: str) -> Iterator[tuple[Task, RubricVersion]]:
@@ -205,6 +206,57 @@ def evaluation_get(*, user: Any, evaluation_id: int) -> Evaluation:
         return Evaluation.objects.select_related("created_by", "job").get(pk=evaluation_id)
     except Evaluation.DoesNotExist:
         raise NotFound(f"no evaluation {evaluation_id}") from None
+
+
+@dataclass(frozen=True)
+class HeldOutScore:
+    """One model's mean reward on an evaluation's held-out tasks, placed at a step of the job:
+    the checkpoint's, or 0 for the model the job started from (`label` "start model")."""
+
+    evaluation_id: int
+    label: str
+    step: int
+    mean: float
+    ci95: tuple[float, float] | None
+    n: int
+
+
+def held_out_scores(job: TrainingJob) -> list[HeldOutScore]:
+    """The held-out reward of each evaluated checkpoint of `job` (the newest evaluation per
+    step that scored every task) and of the model it started from, in step order. A model an
+    evaluation has not scored on every task yet (running, cancelled, failed) is left out."""
+    found: dict[int, HeldOutScore] = {}
+    for evaluation in job.evaluations.order_by("created_at", "id"):
+        results = evaluation.results if isinstance(evaluation.results, dict) else {}
+        models = results.get("models") if isinstance(results.get("models"), dict) else {}
+        places = ((models.get("checkpoint"), Path(evaluation.checkpoint).name,
+                   _checkpoint_step(job, evaluation.checkpoint)),
+                  (models.get("base"), START_MODEL, 0))  # fmt: skip
+        for model, label, step in places:
+            score = _held_out_score(evaluation, model, label, step)
+            if score is not None:
+                found[score.step] = score
+    return [found[step] for step in sorted(found)]
+
+
+def _checkpoint_step(job: TrainingJob, path: str) -> int | None:
+    name = Path(path).name
+    if name == "final":
+        return job.step
+    number = name.removeprefix("checkpoint-")
+    return int(number) if name.startswith("checkpoint-") and number.isdigit() else None
+
+
+def _held_out_score(
+    evaluation: Evaluation, model: Any, label: str, step: int | None
+) -> HeldOutScore | None:
+    if not isinstance(model, dict) or step is None:
+        return None
+    mean, ci95, scores = model.get("mean"), model.get("ci95"), model.get("scores") or []
+    if not isinstance(mean, int | float) or len(scores) < len(evaluation.task_ids):
+        return None
+    interval = (float(ci95[0]), float(ci95[1])) if isinstance(ci95, list) and ci95 else None
+    return HeldOutScore(evaluation.pk, label, step, float(mean), interval, int(model.get("n") or 0))
 
 
 def training_root() -> Path:

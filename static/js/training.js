@@ -54,56 +54,56 @@
   document.body.addEventListener("htmx:afterSwap", toLogEnd);
 
   // ---- a job's live curves ----
+  // Whole steps between ticks: the least of 1, 2, 5, 10, 20, ... that keeps the axis to six
+  // intervals (apps/training/charts.py's step_dtick is the same).
+  function stepDtick(steps) {
+    const span = steps.reduce((most, s) => Math.max(most, s), -Infinity)
+      - steps.reduce((least, s) => Math.min(least, s), Infinity);
+    for (let scale = 1; ; scale *= 10) {
+      for (const factor of [1, 2, 5]) if (!(span > 6 * factor * scale)) return factor * scale;
+    }
+  }
+
   function liveJob(root, live) {
     const $ = (selector) => root.querySelector(selector);
-    const state = { points: live.points, lastLine: live.after, socket: null, retry: 0, ended: !live.active, timer: null };
+    const state = { lastLine: live.after, socket: null, retry: 0, ended: !live.active, timer: null, revision: 0 };
     const boxes = new Map();
     document.querySelectorAll("[data-chart]").forEach((box) => boxes.set(box.dataset.chart, box));
 
     const numeric = (value) => typeof value === "number" && Number.isFinite(value);
-    function line(key, colour, extra) {
-      const shown = state.points.filter((p) => numeric(p[key]));
-      return Object.assign({ x: shown.map((p) => p.step), y: shown.map((p) => p[key]), name: key,
-        mode: "lines+markers", marker: { size: 4 }, line: { color: colour, width: 2 } }, extra || {});
+    // A trace's meta (apps/training/job_charts.py) names the metric it draws, and the one its
+    // band edge adds (sign 1) or subtracts (sign -1).
+    function valueOf(meta, values) {
+      const y = values[meta.key];
+      if (!numeric(y) || !meta.band) return numeric(y) ? y : null;
+      const spread = values[meta.band];
+      return numeric(spread) ? y + meta.sign * spread : null;
     }
-    function band(chart) {
-      const mean = chart.keys[0];
-      const shown = state.points.filter((p) => numeric(p[mean]) && numeric(p[chart.band]));
-      const x = shown.map((p) => p.step);
-      const edge = { mode: "lines", line: { width: 0 }, showlegend: false, hoverinfo: "skip" };
-      return [
-        Object.assign({ x, y: shown.map((p) => p[mean] - p[chart.band]), name: "− std" }, edge),
-        Object.assign({ x, y: shown.map((p) => p[mean] + p[chart.band]), name: "+ std", fill: "tonexty",
-          fillcolor: "rgba(47, 95, 208, .15)" }, edge),
-        line(mean, COLOURS[0]),
-      ];
-    }
-    function traces(chart) {
-      if (chart.band) return band(chart);
-      return chart.keys.map((key, i) => line(key, COLOURS[i % COLOURS.length],
-        chart.stack ? { stackgroup: "shares", mode: "lines" } : null));
-    }
-    function layout(chart) {
-      return {
-        height: 260, margin: { l: 50, r: 10, t: 10, b: 40 }, font: { family: "system-ui, sans-serif", size: 12 },
-        paper_bgcolor: "#ffffff", plot_bgcolor: "#ffffff", showlegend: chart.keys.length > 1 || !!chart.band,
-        legend: { orientation: "h", y: -0.3 }, xaxis: { title: { text: "step" } },
-        yaxis: chart.stack ? { range: [0, 1], tickformat: ".0%" } : chart.yaxis || {},
-      };
+    function append(step, values) {
+      for (const chart of live.charts) {
+        for (const trace of chart.figure.data) {
+          const y = trace.meta ? valueOf(trace.meta, values) : null;
+          if (y === null) continue;
+          trace.x.push(step);
+          trace.y.push(y);
+          trace.visible = true;
+        }
+      }
     }
     function draw() {
       state.timer = null;
       if (!window.Plotly) return;
+      state.revision += 1;
       for (const chart of live.charts) {
         const box = boxes.get(chart.name);
-        if (!box) continue;
-        const has = state.points.some((p) => chart.keys.some((k) => numeric(p[k])));
-        if (!has) continue;
+        const shown = chart.figure.data.filter((trace) => trace.visible !== false);
+        if (!box || !shown.length) continue;
         box.hidden = false;
-        window.Plotly.react(box.querySelector(".chart"), traces(chart), layout(chart), PLOT_CONFIG);
+        const layout = chart.figure.layout;
+        layout.xaxis.dtick = stepDtick(shown.flatMap((trace) => trace.x));
+        layout.datarevision = state.revision;
+        window.Plotly.react(box.querySelector(".chart"), chart.figure.data, layout, PLOT_CONFIG);
       }
-      const empty = document.querySelector("[data-role=no-metrics]");
-      if (empty && state.points.length) empty.hidden = true;
     }
     const redraw = () => { if (!state.timer) state.timer = setTimeout(draw, 250); };
 
@@ -136,7 +136,9 @@
       if (message.type !== "metric" || message.line <= state.lastLine) return;
       state.lastLine = message.line;
       if (message.kind === "step") {
-        state.points.push(Object.assign({ step: message.step }, message.values));
+        append(message.step, message.values);
+        const empty = document.querySelector("[data-role=no-metrics]");
+        if (empty) empty.hidden = true;
         const progress = $("[data-role=progress]");
         if (message.step > progress.value) {
           progress.value = message.step;

@@ -138,7 +138,9 @@ def test_a_job_page_shows_its_curves_rollouts_checkpoints_and_log(
     assert "vendor/plotly/plotly-4.1.1.min.js" in page and "js/training.js" in page
     live = json.loads(page.split('id="training-live" type="application/json">')[1]
                       .split("</script>")[0])  # fmt: skip
-    assert [p["step"] for p in live["points"]] == [1, 2]
+    charts = {chart["name"]: chart for chart in live["charts"]}
+    loss = charts["loss"]["figure"]["data"][0]
+    assert (loss["x"], loss["y"], loss["meta"]["key"]) == ([1, 2], [0.5, 0.25], "loss")
     assert (live["after"], live["ws"], live["active"]) == (1, f"/ws/training/{job.pk}/", True)
     shown = {chart["name"] for chart in live["charts"] if chart["shown"]}
     assert shown == {"loss", "reward", "components", "kl", "step_time"}
