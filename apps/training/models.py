@@ -194,6 +194,8 @@ class Evaluation(Work):
     checkpoint = models.CharField(max_length=500)  # a model directory (or tiny / smollm2)
     base_model = models.CharField(max_length=500, blank=True)  # "" when no base is compared
     task_ids = models.JSONField(default=list)  # the held-out tasks, in order
+    # How many tasks were asked for: task_ids holds fewer when fewer held-out tasks exist.
+    tasks_asked = models.PositiveIntegerField(null=True, blank=True)
     budgets = models.JSONField(default=dict)
     cancel_requested = models.BooleanField(default=False)
     done = models.PositiveIntegerField(default=0)  # runs finished (both models)

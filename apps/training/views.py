@@ -22,6 +22,8 @@ from quest.training.sft import DEFAULT_MIN_REWARD
 
 LISTED = 100
 MODELS = ("checkpoint", "base")
+# Below this many scored tasks a 95% interval says next to nothing (one task gives [x, x]).
+MIN_TASKS_TO_CONCLUDE = 10
 
 
 def page_user(request: HttpRequest) -> User:
@@ -257,12 +259,32 @@ def _so_far(model: dict[str, Any]) -> dict[str, Any]:
     return {"n": len(scored), **model}
 
 
+def _tasks_asked(evaluation: Evaluation) -> str:
+    """The note "40 asked, 1 available" when fewer held-out tasks existed than were asked for."""
+    asked, available = evaluation.tasks_asked, len(evaluation.task_ids)
+    return f"{asked} asked, {available} available" if asked and asked > available else ""
+
+
+def _too_few(
+    evaluation: Evaluation, summaries: list[Any], difference: dict[str, Any]
+) -> int | None:
+    """The fewest tasks a finished result rests on, when too few to conclude anything."""
+    counts = [m["n"] for _, m in summaries] + ([difference["n"]] if "n" in difference else [])
+    if evaluation.is_active or not counts or min(counts) >= MIN_TASKS_TO_CONCLUDE:
+        return None
+    return int(min(counts))
+
+
 def _evaluation_context(evaluation: Evaluation) -> dict[str, Any]:
     results = evaluation.results if isinstance(evaluation.results, dict) else {}
     models = results.get("models") if isinstance(results.get("models"), dict) else {}
     difference = results.get("difference") if isinstance(results.get("difference"), dict) else {}
+    summaries = [(m, _so_far(models[m])) for m in MODELS if isinstance(models.get(m), dict)]
     return {
-        "models": [(m, _so_far(models[m])) for m in MODELS if isinstance(models.get(m), dict)],
+        "models": summaries,
+        "tasks_asked": _tasks_asked(evaluation),
+        "too_few": _too_few(evaluation, summaries, difference),
+        "min_tasks": MIN_TASKS_TO_CONCLUDE,
         "difference": difference,
         "interval_sentence": _interval_sentence(difference),
         "task_rows": _task_rows(evaluation, models),

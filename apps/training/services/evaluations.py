@@ -52,6 +52,7 @@ def evaluation_create(
             checkpoint=found.path,
             base_model=job.model if compare_base else "",
             task_ids=task_ids,
+            tasks_asked=limit,
             budgets=_eval_budgets(budgets or {}),
             total=len(task_ids) * (2 if compare_base else 1),
             created_by=user,
