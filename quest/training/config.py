@@ -125,6 +125,16 @@ class GRPOParams(_Strict):
         return self
 
 
+# SFT defaults of the built-in models where the paper's (8 accumulated rows of up to 16,384
+# tokens) do not fit: `tiny` is a smoke-test model (its 6-step run took 18 minutes with the
+# paper's), and SmolLM2 reads 8,192 tokens at most; 2 accumulated rows of 4,096 are what the
+# recipe loop trains it with on a 2-core CPU. A config that gives a field keeps its value.
+MODEL_SFT: dict[str, dict[str, Any]] = {
+    TINY: {"gradient_accumulation_steps": 1, "max_length": 2_048},
+    SMOLLM2: {"gradient_accumulation_steps": 2, "max_length": 4_096},
+}
+
+
 class TrainConfig(_Strict):
     kind: Literal["sft", "grpo", "mid"]
     model: str = Field(min_length=1)
@@ -148,6 +158,17 @@ class TrainConfig(_Strict):
         if isinstance(data, dict) and isinstance(data.get("dataset"), str):
             return {**data, "dataset": [data["dataset"]]}
         return data
+
+    @model_validator(mode="before")
+    @classmethod
+    def _sft_fits_the_model(cls, data: Any) -> Any:
+        """The SFT fields a config leaves out, sized for the model it names (MODEL_SFT)."""
+        if not isinstance(data, dict) or data.get("model") not in MODEL_SFT:
+            return data
+        given = data.get("sft")
+        if given is not None and not isinstance(given, dict):
+            return data  # the field's own validation says what is wrong
+        return {**data, "sft": {**MODEL_SFT[data["model"]], **(given or {})}}
 
     @model_validator(mode="after")
     def _grpo_needs_a_corpus(self) -> TrainConfig:
