@@ -107,7 +107,8 @@ COMPONENT_KEYS = (
     ("reward/base", "base", COLOURS[0]),
     ("reward/citation", "citation term", COLOURS[1]),
     ("reward/answered", "answered", COLOURS[2]),
-    ("reward/format", "format", COLOURS[3]),
+    ("reward/cites", "cites a page", COLOURS[3]),
+    ("reward/valid_citations", "valid citations", COLOURS[4]),
     ("reward/leaves", "leaves share", COLOURS[5]),
 )
 COMPONENTS = Chart(

@@ -41,7 +41,8 @@ def _values(step: int) -> dict[str, Any]:
             "frac_reward_zero_std": max(0.0, 0.6 - 0.05 * step), "dynamic/dropped_groups": 0.3,
             "dynamic/zero_std_trained": 0.05, "reward/base": 0.06 * step,
             "reward/citation": 0.01, "reward/dropped": 0.0, "reward/answered": 0.4 + 0.03 * step,
-            "reward/format": 0.9, "reward/leaves": 0.04 * step, "step_s": 60.0}  # fmt: skip
+            "reward/cites": 0.9, "reward/valid_citations": 0.8, "reward/leaves": 0.04 * step,
+            "step_s": 60.0}  # fmt: skip
 
 
 def _evaluation(job: Any, checkpoint: str, mean: float, base: float | None = None) -> None:

@@ -25,7 +25,7 @@ __all__ = ["dataset", "make_job"]
 pytestmark = pytest.mark.django_db
 
 NEW_KEYS = ("dynamic/dropped_groups", "dynamic/zero_std_trained", "reward/answered",
-            "reward/format", "reward/leaves")  # fmt: skip
+            "reward/cites", "reward/valid_citations", "reward/leaves")  # fmt: skip
 
 
 def _step(step: int, **over: Any) -> dict[str, Any]:
@@ -34,7 +34,8 @@ def _step(step: int, **over: Any) -> dict[str, Any]:
               "reward": 0.1 * step, "reward_std": 0.05, "frac_reward_zero_std": 0.5 / step,
               "dynamic/dropped_groups": 0.25, "dynamic/zero_std_trained": 0.0,
               "reward/base": 0.2 * step, "reward/citation": 0.02, "reward/dropped": 0.0,
-              "reward/answered": 0.5, "reward/format": 0.9, "reward/leaves": 0.3,
+              "reward/answered": 0.5, "reward/cites": 0.9, "reward/valid_citations": 0.8,
+              "reward/leaves": 0.3,
               "step_s": 40.0, "share/rollout": 0.7}  # fmt: skip
     return {**values, **over}
 
@@ -86,12 +87,19 @@ def test_the_reward_components_are_plotted_per_step(
     series = _run(make_job(), [_step(1), _step(2)])
     components = _charts(series)["components"]
     traces = _traces(components["figure"])
-    assert list(traces) == ["base", "citation term", "answered", "format", "leaves share"]
+    assert list(traces) == [
+        "base",
+        "citation term",
+        "answered",
+        "cites a page",
+        "valid citations",
+        "leaves share",
+    ]
     assert traces["base"]["y"] == pytest.approx([0.2, 0.4])
     assert traces["citation term"]["y"] == [0.02, 0.02]
-    assert [traces[n]["y"] for n in ("answered", "format", "leaves share")] == [
-        [0.5, 0.5], [0.9, 0.9], [0.3, 0.3]
-    ]  # fmt: skip
+    shown = ("answered", "cites a page", "valid citations", "leaves share")
+    expected = [[0.5, 0.5], [0.9, 0.9], [0.8, 0.8], [0.3, 0.3]]
+    assert [traces[n]["y"] for n in shown] == expected
     assert all(t["visible"] is True and t["x"] == [1, 2] for t in traces.values())
 
 
