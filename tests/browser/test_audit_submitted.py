@@ -10,10 +10,8 @@ from typing import Any
 import pytest
 
 from apps.accounts.models import User
-from apps.audit.services import assignment_claim_next, campaign_create
-from apps.rubrics.services import demo_tasks_load
+from tests.browser.audit_setup import demo_assignment
 from tests.browser.test_task_pages import _login
-from tests.rubrics.conftest import ROOT
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -26,17 +24,7 @@ def _keys(page: Any, *keys: str) -> None:
 def test_a_submitted_audit_reopens_with_every_verdict_comment_and_the_decision(
     live_server: Any, page: Any, make_user: Callable[..., User], tmp_path: Path
 ) -> None:
-    demo_tasks_load(path=ROOT / "fixtures" / "demo" / "tasks.jsonl")
-    campaign = campaign_create(
-        user=make_user("admin"),
-        name="Reopen",
-        filters={"generator": "questweb demo"},
-        annotators_per_task=1,
-        limit=1,
-    )
-    annotator = make_user("annotator")
-    assignment = assignment_claim_next(user=annotator, campaign_id=campaign.pk)
-    assert assignment is not None
+    annotator, assignment = demo_assignment(make_user, "Reopen")
     base = live_server.url
     _login(page, base, annotator, f"/audit/a/{assignment.pk}/")
     page.wait_for_selector("#audit[data-ready]")
@@ -48,7 +36,7 @@ def test_a_submitted_audit_reopens_with_every_verdict_comment_and_the_decision(
     _keys(page, "s", "r")
     page.fill("#dlg-submit textarea", "The tree misses the year it became the capital.")
     page.click("#dlg-submit [data-save=submit]")
-    page.wait_for_url(f"{base}/audit/campaigns/{campaign.pk}/")
+    page.wait_for_url(f"{base}/audit/campaigns/{assignment.campaign_id}/")
 
     page.click(f"a[href='/audit/a/{assignment.pk}/']")
     page.wait_for_selector(".atree")

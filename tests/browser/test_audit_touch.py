@@ -11,10 +11,8 @@ import pytest
 
 from apps.accounts.models import User
 from apps.audit.models import Assignment, NodeVerdict
-from apps.audit.services import assignment_claim_next, campaign_create
-from apps.rubrics.services import demo_tasks_load
+from tests.browser.audit_setup import demo_assignment
 from tests.browser.test_task_pages import _login
-from tests.rubrics.conftest import ROOT
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -34,18 +32,7 @@ def phone(browser: Any) -> Iterator[Any]:
 
 
 def _assignment(make_user: Callable[..., User]) -> tuple[User, Assignment]:
-    demo_tasks_load(path=ROOT / "fixtures" / "demo" / "tasks.jsonl")
-    campaign = campaign_create(
-        user=make_user("admin"),
-        name="By touch",
-        filters={"generator": "questweb demo"},
-        annotators_per_task=1,
-        limit=1,
-    )
-    annotator = make_user("annotator")
-    assignment = assignment_claim_next(user=annotator, campaign_id=campaign.pk)
-    assert assignment is not None
-    return annotator, assignment
+    return demo_assignment(make_user, "By touch")
 
 
 def _tool(page: Any, name: str) -> Any:

@@ -10,10 +10,8 @@ import pytest
 
 from apps.accounts.models import User
 from apps.audit.models import Assignment
-from apps.audit.services import assignment_claim_next, campaign_create
-from apps.rubrics.services import demo_tasks_load
+from tests.browser.audit_setup import demo_assignment
 from tests.factories import PASSWORD
-from tests.rubrics.conftest import ROOT
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -28,17 +26,7 @@ def _keys(page: Any, *keys: str) -> None:
 
 def _two_tabs(live_server: Any, page: Any, make_user: Callable[..., User]) -> tuple[Any, Any]:
     """Tab A and tab B of one logged-in annotator, both open on the same assignment."""
-    demo_tasks_load(path=ROOT / "fixtures" / "demo" / "tasks.jsonl")
-    campaign = campaign_create(
-        user=make_user("admin"),
-        name="Two tabs",
-        filters={"generator": "questweb demo"},
-        annotators_per_task=1,
-        limit=1,
-    )
-    annotator = make_user("annotator")
-    assignment = assignment_claim_next(user=annotator, campaign_id=campaign.pk)
-    assert assignment is not None
+    annotator, assignment = demo_assignment(make_user, "Two tabs")
     url = f"{live_server.url}/audit/a/{assignment.pk}/"
     page.goto(f"{live_server.url}/accounts/login/?next=/audit/a/{assignment.pk}/")
     page.keyboard.type(annotator.username)  # the login form focuses the user name
