@@ -7,6 +7,7 @@ from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse
+from django.utils.cache import patch_cache_control
 
 from apps.common.errors import DomainError, NotAuthenticated
 from apps.common.storable import printable, unstorable
@@ -104,3 +105,18 @@ def _unstorable_field(kind: str, key: str, values: list[str]) -> str | None:
     for value in values:
         problem = problem or unstorable(value, field=f"the {kind} {printable(key)[:100]}")
     return problem
+
+
+class MessagesShownOnceMiddleware:
+    """A page that showed flash messages is not stored by the browser, so back and forward fetch
+    it again instead of showing "Batch 1 queued." from a copy after it stopped being true."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        storage = getattr(request, "_messages", None)
+        if storage is not None and storage.used:  # iterated: the page listed its messages
+            patch_cache_control(response, no_store=True)
+        return response

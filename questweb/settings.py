@@ -57,6 +57,7 @@ MIDDLEWARE = [
     "questweb.middleware.StorableInputMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "questweb.middleware.MessagesShownOnceMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "questweb.middleware.DomainErrorMiddleware",
