@@ -27,6 +27,16 @@ def make_tasks(count: int, **fields: Any) -> list[Task]:
     return tasks_write(user=None, prepared=records, note="test")
 
 
+def post_edit(client: Any, assignment_id: int, headers: dict[str, str], **body: Any) -> Any:
+    """POST an edit of the assignment's tree to the API."""
+    return client.post(
+        f"/api/audit/assignments/{assignment_id}/edits",
+        data=body,
+        content_type="application/json",
+        headers=headers,
+    )
+
+
 def claim_over_api(client: Any, campaign: Campaign, headers: dict[str, str]) -> int:
     """Press "next" on the campaign through the REST API; the assignment's id."""
     return int(

@@ -12,18 +12,12 @@ from django.test import Client
 from apps.accounts.models import User
 from apps.audit.models import Campaign
 from apps.rubrics.models import Task
-from tests.audit.conftest import claim_over_api
+from tests.audit.conftest import claim_over_api, post_edit
 
 pytestmark = pytest.mark.django_db
 
 
-def _edit(client: Client, assignment_id: int, headers: dict[str, str], **body: Any) -> Any:
-    return client.post(
-        f"/api/audit/assignments/{assignment_id}/edits",
-        data=body,
-        content_type="application/json",
-        headers=headers,
-    )
+_edit = post_edit
 
 
 def _describe(node: str, text: str) -> list[dict[str, str]]:

@@ -12,19 +12,13 @@ from apps.audit.selectors import training_eligible_tasks, training_versions
 from apps.audit.services import assignment_claim_next, assignment_submit
 from apps.rubrics.models import AuditState, RubricVersion, Task
 from apps.rubrics.services import version_create
-from tests.audit.conftest import all_nodes, claim_over_api
+from tests.audit.conftest import all_nodes, claim_over_api, post_edit
 from tests.factories import ProbeRunFactory
 
 pytestmark = pytest.mark.django_db
 
 
-def _edit(client: Client, assignment_id: int, headers: dict[str, str], **body: Any) -> Any:
-    return client.post(
-        f"/api/audit/assignments/{assignment_id}/edits",
-        data=body,
-        content_type="application/json",
-        headers=headers,
-    )
+_edit = post_edit
 
 
 def test_an_edit_saves_a_new_immutable_version_with_a_readable_diff(

@@ -24,6 +24,17 @@ from quest.tools import Toolbox
 from quest.tools.offline import offline_toolbox
 
 
+@pytest.fixture(scope="module")
+def one_thread() -> Any:
+    """Torch on one thread for a module's training runs (short runs on 2 cores go faster so)."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 @pytest.fixture(scope="session")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Seven real documents with a BM25 index."""

@@ -28,14 +28,7 @@ WARM_STEPS = 120
 BUDGETS = {"max_turns": 2, "max_turn_tokens": 40, "max_session_tokens": 160}
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread() -> Any:
-    import torch
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def _ids(tokenizer: Any, text: str) -> list[int]:

@@ -34,14 +34,7 @@ GRPO = {"num_generations": 2, "prompts_per_step": 1}
 BUDGETS = {"max_turns": 2, "max_turn_tokens": 12, "max_session_tokens": 48}
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread() -> Any:
-    import torch
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 @pytest.fixture(scope="module")
