@@ -55,7 +55,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 ROOT = Path(__file__).resolve().parents[1]
 GOAL = 1.10
 TASKS = 8
-GRPO = {"num_generations": 2, "prompts_per_step": 2}
+# Dynamic sampling off: bare TRL rolls out each group once, so both sides generate the same groups.
+GRPO = {"num_generations": 2, "prompts_per_step": 2, "curriculum": False}
 COMPLETION = 96  # max_completion_length of every run: A's and A1's session budget
 AGENT = {"max_turns": 3, "max_turn_tokens": 32, "max_session_tokens": COMPLETION}
 ONE_TURN = {"max_turns": 1, "max_turn_tokens": COMPLETION // 2, "max_session_tokens": COMPLETION}
