@@ -62,7 +62,8 @@ class TaskScorer:
 
 
 def _shown_nodes(result: TryResult) -> dict[str, dict[str, Any]]:
-    """What the page draws of each scored node: its status and score, and for a node left open
+    """What the page draws of each scored node: its status and score, `negative` on a criterion
+    a good answer does not meet, and for a node left open
     by an undecided check `undecided` and, on a node with a bracket, its `upper` bound. The
     task page's rule (tree_view.Row.state) decides which nodes are undecided."""
     nodes: dict[str, dict[str, Any]] = {}
@@ -70,6 +71,9 @@ def _shown_nodes(result: TryResult) -> dict[str, dict[str, Any]]:
         if row.result is None:
             continue
         shown = {"status": str(row.result["status"]), "score": round(float(row.result["score"]), 4)}
+        if row.is_leaf and (row.node.get("weight") or 0) < 0:
+            # Points scoring's negative criterion: not met is the good outcome (the page says so).
+            shown["negative"] = True
         if row.state == "undecided":
             shown["undecided"] = True
             if "upper" in row.result:

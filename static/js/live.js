@@ -17,6 +17,9 @@
   };
   const TERMINAL = new Set(["finished", "stopped", "failed", "stalled"]);
   const state = { lastSeq: 0, events: [], sources: new Map(), seen: new Map(), socket: null, retry: 0, ended: false, replaying: false };
+  // What the run has used so far, counted from its events; the `finished` event's own usage
+  // replaces it at the end.
+  const running = { turns: 0, tool_calls: 0, condensations: 0 };
 
   function docLink(url, label) {
     const a = el("a", "chip", label);
@@ -50,7 +53,7 @@
 
   function fillList(list, items, render) {
     list.replaceChildren();
-    if (!items || !items.length) list.append(el("li", "muted", "nothing yet"));
+    if (!items || !items.length) list.append(el("li", "muted empty", "nothing yet"));
     for (const item of items || []) list.append(render(item));
   }
 
@@ -63,10 +66,34 @@
   }
 
   // Contradicted and open items show why in the page, not only in a tooltip: a conflict's
-  // reason names the other values and their sources.
+  // reason names the other values and their sources, each source a chip with its title rather
+  // than a bare URL.
+  const URL_IN_TEXT = /https?:\/\/[^\s,;()]+/g;
+
+  function sourceName(url) {
+    const title = state.sources.get(url) || state.seen.get(url);
+    if (title) return title;
+    try {
+      return new URL(url).hostname.replace(/^www\./, "");
+    } catch (error) {
+      return url;
+    }
+  }
+
+  function reasonLine(text) {
+    const line = el("div", "why");
+    let last = 0;
+    for (const match of text.matchAll(URL_IN_TEXT)) {
+      line.append(text.slice(last, match.index), docLink(match[0], sourceName(match[0])));
+      last = match.index + match[0].length;
+    }
+    line.append(text.slice(last));
+    return line;
+  }
+
   function flagged(item) {
     const li = fact(item);
-    if (item.reason) li.append(el("div", "why", item.reason));
+    if (item.reason) li.append(reasonLine(item.reason));
     return li;
   }
 
@@ -152,6 +179,27 @@
     tick();
   }
 
+  // A run with no model to watch (scripted) says what it is doing from its events: the first one
+  // means a worker picked it up. A replay or an ended run leaves the line alone.
+  function activity(text) {
+    if (state.replaying || state.ended || !clock.live) return;
+    $("[data-testid=activity]").textContent = text;
+  }
+
+  function stepSeen(p, type) {
+    if (p.turn) running.turns = Math.max(running.turns, Number(p.turn));
+    if (type === "tool_call") running.tool_calls += 1;
+    if (type === "state" && !p.final) running.condensations += 1;
+    renderUsage(running);
+    if (p.turn && root.dataset.policy !== "llm") activity("running: turn " + p.turn);
+  }
+
+  function endedText(usage) {
+    if (!usage) return "ended";
+    if (usage.status === "stopped" || usage.status === "failed") return usage.status;
+    return "done";
+  }
+
   function stopClock(usage) {
     if (clock.timer) clearInterval(clock.timer);
     clock.timer = null;
@@ -159,7 +207,7 @@
     root.classList.remove("generating");
     const box = $("[data-testid=progress]");
     if (state.replaying || !clock.live) return;
-    $("[data-testid=activity]").textContent = "ended";
+    $("[data-testid=activity]").textContent = endedText(usage);
     if (usage && usage.elapsed_s !== undefined) $("[data-testid=elapsed]").textContent = minutes(1000 * usage.elapsed_s);
     const tokens = $("[data-testid=tokens]");
     if (tokens && usage && usage.completion_tokens !== undefined) tokens.textContent = String(usage.completion_tokens);
@@ -175,13 +223,28 @@
   const fixed = (x, n) => Number(x).toFixed(n);
   const bracket = (lo, hi, n) => "undecided " + fixed(lo, n) + "\u2013" + fixed(hi, n);
 
+  // A negative criterion (points scoring, a weight below 0) is one a good answer does not meet:
+  // not met is the good outcome and shown in green as "avoided"; met is the penalty, in red.
+  const NEGATIVE = { fail: ["pass", "avoided"], pass: ["fail", "met: penalty"] };
+
+  function shownState(result) {
+    if (result.undecided) return "undecided";
+    return result.negative && NEGATIVE[result.status] ? NEGATIVE[result.status][0] : result.status;
+  }
+
   function badgeText(result, isScore) {
+    if (!isScore && !result.undecided && result.negative && NEGATIVE[result.status]) {
+      return NEGATIVE[result.status][1];
+    }
     if (!isScore) return result.undecided ? "undecided" : result.status;
     if (result.undecided && result.upper !== undefined) return bracket(result.score, result.upper, 2);
     return fixed(result.score, 2);
   }
 
   function badgeTitle(result, isScore) {
+    if (result.negative && !isScore && !result.undecided) {
+      return "a negative criterion: a good answer does not meet it";
+    }
     if (!result.undecided) return "";
     if (isScore) return "some checks below could not decide: the score lies between these bounds";
     return "the check could not decide (" + result.status + "): it counts neither as passed nor as failed";
@@ -191,8 +254,7 @@
     for (const [id, result] of Object.entries(payload.nodes || {})) {
       const node = root.querySelector('[data-node="' + CSS.escape(id) + '"]');
       if (!node) continue;
-      const state = result.undecided ? "undecided" : result.status;
-      node.className = node.className.replace(/\bst-\S+/g, "").trim() + " st-" + state;
+      node.className = node.className.replace(/\bst-\S+/g, "").trim() + " st-" + shownState(result);
       let badge = node.querySelector(":scope > .line .verdict, :scope > details > summary .score");
       if (!badge) {
         const line = node.querySelector(":scope > .line, :scope > details > summary");
@@ -257,7 +319,7 @@
     for (const key of ["turns", "tool_calls", "condensations", "prompt_tokens", "completion_tokens", "elapsed_s"]) {
       if (payload[key] === undefined) continue;
       const div = el("div");
-      div.append(el("dt", null, key.replace("_", " ")), el("dd", null, payload[key]));
+      div.append(el("dt", null, key.replaceAll("_", " ")), el("dd", null, payload[key]));
       dl.append(div);
     }
   }
@@ -268,11 +330,17 @@
       timeline("started", p.policy || "", null);
       if (!state.replaying) {
         startClock(event.created_at);
-        if (root.dataset.policy === "llm") $("[data-testid=activity]").textContent = "waiting for the model…";
+        activity(root.dataset.policy === "llm" ? "waiting for the model…" : "running…");
       }
     },
-    thought: (p) => timeline("thought", clip(p.text || "", 160), p.text),
-    tool_call: (p) => timeline("tool_call", p.name + " " + JSON.stringify(p.arguments || {}).slice(0, 200), null),
+    thought: (p) => {
+      timeline("thought", clip(p.text || "", 160), p.text);
+      stepSeen(p, "thought");
+    },
+    tool_call: (p) => {
+      timeline("tool_call", p.name + " " + JSON.stringify(p.arguments || {}).slice(0, 200), null);
+      stepSeen(p, "tool_call");
+    },
     tool_result: (p) => {
       timeline("tool_result", (p.ok ? "" : "error: ") + (p.name || ""), p.text);
       addSources(p.sources, p.name === "visit");
@@ -281,6 +349,7 @@
       (p.reply ? "The policy wrote:\n" + p.reply + "\n\n" : "") + p.text),
     state: (p) => {
       renderState(p.state);
+      stepSeen(p, "state");
       const what = p.final ? "final research state" : "condensed";
       timeline("state", what + (p.recovered ? " (recovered from a bad condenser reply)" : ""), null);
     },
@@ -341,6 +410,8 @@
 
   function resetView() {
     $("[data-testid=timeline]").replaceChildren();
+    Object.assign(running, { turns: 0, tool_calls: 0, condensations: 0 });
+    $("[data-testid=usage]").replaceChildren();
     renderState(null);
     state.sources.clear();
     state.seen.clear();

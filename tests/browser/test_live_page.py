@@ -251,7 +251,7 @@ def test_an_llm_session_shows_the_model_generating_its_tokens_and_the_time(
     _emit(session, "finished", status="stopped", turns=1, completion_tokens=57, elapsed_s=65.0,
           session_status="finished")  # fmt: skip
     page.wait_for_selector("[data-testid=status]:has-text('stopped')")
-    assert page.locator("[data-testid=activity]").inner_text() == "ended"
+    assert page.locator("[data-testid=activity]").inner_text() == "stopped"
     assert page.locator("[data-testid=elapsed]").inner_text() == "1:05"
     assert not page.locator(".run-progress .spinner").is_visible()
     assert errors == []
