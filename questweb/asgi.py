@@ -22,3 +22,10 @@ application = ProtocolTypeRouter(
         ),
     }
 )
+
+# `make run` asks its web process to open the search engine and load the query encoder at
+# start, so the first search does not wait for them.
+if os.environ.get("QUESTWEB_WARM_SEARCH") == "1":
+    from apps.corpus.selectors import warm_search_in_background
+
+    warm_search_in_background()
