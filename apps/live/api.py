@@ -104,10 +104,11 @@ def session_list(
 @router.get(
     "/live/models",
     response={200: ModelsOut, **errors()},
-    summary="Policies and models a session may use",
+    summary="Policies you may start and the models a session may use",
 )
 def models(request: HttpRequest) -> dict[str, Any]:
-    return {"policies": list(Policy.values), "models": llm.model_choices()}
+    user = request.auth  # type: ignore[attr-defined]
+    return {"policies": services.policies_for(user=user), "models": llm.model_choices()}
 
 
 @router.get(

@@ -11,6 +11,8 @@ from apps.live.models import Pace, Policy, SessionStatus, Visibility
 from apps.live.services import (
     CONDENSE_LIMITS,
     DEFAULT_BUDGETS,
+    DEFAULT_PACE,
+    DEFAULT_VISIBILITY,
     MAX_QUESTION_CHARS,
     TURN_LIMITS,
     TURN_TOKEN_LIMITS,
@@ -30,16 +32,16 @@ class SessionIn(Schema):
     model: Text = Field(
         "", max_length=200, description="An llm policy's model (GET /api/live/models)"
     )
-    max_turns: Turns | None = Field(None, description=f"Left out: {DEFAULT_BUDGETS['max_turns']:,}")
+    max_turns: Turns | None = Field(DEFAULT_BUDGETS["max_turns"], description="null: the default")
     condense_at_tokens: CondenseTokens | None = Field(
-        None, description=f"Left out: {DEFAULT_BUDGETS['condense_at_tokens']:,}"
+        DEFAULT_BUDGETS["condense_at_tokens"], description="null: the default"
     )
     max_turn_tokens: TurnTokens | None = Field(
-        None, description=f"Left out: {DEFAULT_BUDGETS['max_turn_tokens']:,}"
+        DEFAULT_BUDGETS["max_turn_tokens"], description="null: the default"
     )
-    visibility: Visibility = Visibility.PUBLIC
+    visibility: Visibility = DEFAULT_VISIBILITY
     pace: Pace = Field(
-        Pace.REAL_TIME,
+        DEFAULT_PACE,
         description="real_time: as fast as it runs; 1_step_per_s: each policy turn at least "
         "1 s after the last, so a fast run can be watched",
     )

@@ -34,7 +34,10 @@ MAX_ACTIVE_PER_USER = 3
 TURN_LIMITS = (1, 400)
 CONDENSE_LIMITS = (1_000, 200_000)
 TURN_TOKEN_LIMITS = (16, 10_240)
+# The one source of the defaults the start form shows and the API applies to a field left out.
 DEFAULT_BUDGETS = {"max_turns": 30, "condense_at_tokens": 16_384, "max_turn_tokens": 1_024}
+DEFAULT_VISIBILITY = Visibility.PUBLIC
+DEFAULT_PACE = Pace.REAL_TIME
 
 
 @dataclass(frozen=True)
@@ -46,8 +49,8 @@ class SessionRequest:
     max_turns: int | None = None
     condense_at_tokens: int | None = None
     max_turn_tokens: int | None = None
-    visibility: str = Visibility.PUBLIC
-    pace: str = Pace.REAL_TIME
+    visibility: str = DEFAULT_VISIBILITY
+    pace: str = DEFAULT_PACE
 
 
 def _bounded(name: str, value: int | None, limits: tuple[int, int], default: int) -> int:
@@ -72,6 +75,11 @@ def _question(user: Any, request: SessionRequest) -> tuple[str, Any]:
 
 
 LLM_PERMISSION = "accounts.use_llm"
+
+
+def policies_for(*, user: Any) -> list[str]:
+    """The policies `user` may start: an llm one spends model endpoints and needs a grant."""
+    return [p for p in Policy.values if p == Policy.SCRIPTED or user.has_perm(LLM_PERMISSION)]
 
 
 def _model(user: Any, request: SessionRequest) -> str:

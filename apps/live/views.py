@@ -35,25 +35,49 @@ def _filters(request: HttpRequest) -> selectors.SessionFilters:
     )
 
 
-@login_required
-@require_GET
-def session_list(request: HttpRequest) -> HttpResponse:
+def _start_form(request: HttpRequest, typed: Any = None) -> dict[str, Any]:
+    """The start form's values: the defaults the API applies too, or what the user typed when a
+    start was refused (so a refusal never drops the question or the task)."""
+    form = {
+        "question": "",
+        "task_id": request.GET.get("task", ""),
+        "policy": Policy.SCRIPTED,
+        "model": "",
+        "max_turns": services.DEFAULT_BUDGETS["max_turns"],
+        "condense_at_tokens": services.DEFAULT_BUDGETS["condense_at_tokens"],
+        "visibility": services.DEFAULT_VISIBILITY,
+        "pace": services.DEFAULT_PACE,
+    }
+    if typed is not None:
+        form.update({key: typed.get(key, "") for key in form})
+    return form
+
+
+def _list_context(request: HttpRequest, typed: Any = None) -> dict[str, Any]:
     filters = _filters(request)
     sessions = selectors.session_list(user=request.user, filters=filters)
     page = Paginator(sessions, 25).get_page(request.GET.get("page"))
     kept = {k: v for k, v in request.GET.items() if k != "page" and v}
-    context = {
+    allowed = services.policies_for(user=request.user)
+    return {
         "page": page,
         "filters": filters,
         "querystring": urlencode(kept),
         "statuses": SessionStatus.choices,
         "policies": Policy.choices,
-        "may_use_llm": request.user.has_perm(services.LLM_PERMISSION),
+        "start_policies": [(v, label) for v, label in Policy.choices if v in allowed],
+        "may_use_llm": Policy.LLM in allowed,
         "visibilities": Visibility.choices,
         "paces": Pace.choices,
         "models": llm.model_choices(),
-        "task_id": request.GET.get("task", ""),
+        "form": _start_form(request, typed),
     }
+
+
+@login_required
+@require_GET
+def session_list(request: HttpRequest) -> HttpResponse:
+    context = _list_context(request)
     template = "live/session_list.html#results" if request.htmx else "live/session_list.html"  # type: ignore[attr-defined]
     return render(request, template, context)
 
@@ -77,8 +101,9 @@ def session_create(request: HttpRequest) -> HttpResponse:
             ),
         )
     except DomainError as exc:
-        messages.error(request, exc.message)
-        return redirect("live:list")
+        # The form comes back with the reason and everything typed in it.
+        context = {**_list_context(request, typed=post), "form_error": exc.message}
+        return render(request, "live/session_list.html", context, status=exc.status)
     return redirect("live:detail", public_id=session.public_id)
 
 
