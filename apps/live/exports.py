@@ -56,6 +56,36 @@ def _state_lines(state: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _shown(value: Any) -> str:
+    """A value as a person reads it: scores to 3 decimals, a (passed, total) pair as "p of t"."""
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    if isinstance(value, list) and len(value) == 2 and all(isinstance(v, int) for v in value):
+        return f"{value[0]} of {value[1]}"
+    return str(value)
+
+
+def _score_lines(score: dict[str, Any]) -> list[str]:
+    """The root score and the reward's fields, leaving out the empty ones (and `dropped` unless
+    the reward was dropped); the citations that did not hold are listed with why."""
+    reward = dict(score.get("reward") or {})
+    invalid = reward.pop("invalid", None) or []
+    fields = {"root score": score.get("root_score"), **reward}
+    if not fields.get("dropped"):
+        fields.pop("dropped", None)
+    lines = [
+        f"- {key.replace('_', ' ')}: {_shown(value)}"
+        for key, value in fields.items()
+        if value not in (None, "", [], {})
+    ]
+    if invalid:
+        lines.append("- citations that did not hold:")
+        lines += [
+            f"  - {c.get('url', '')} ({c.get('label', '')}): {c.get('reason', '')}" for c in invalid
+        ]
+    return lines
+
+
 def markdown(session: Session) -> str:
     lines = [f"# {session.question}", ""]
     lines.append(
@@ -79,9 +109,7 @@ def markdown(session: Session) -> str:
     lines += ["", "## Report", "", session.answer or "_no answer_"]
     score = session.result.get("score")
     if score:
-        lines += ["", "## Rubric score", "", f"- root score: {score.get('root_score')}"]
-        reward = score.get("reward") or {}
-        lines += [f"- {key}: {value}" for key, value in reward.items()]
+        lines += ["", "## Rubric score", "", *_score_lines(score)]
     if state:
         lines += ["", "## Research state", *_state_lines(state)]
     if sources:

@@ -54,11 +54,22 @@ class TaskScorer:
             score["reward"] = {
                 k: v for k, v in result.reward.items() if k != "citations" and v is not None
             }
+            score["reward"]["invalid"] = _invalid_citations(result.reward.get("citations") or [])
         events: list[tuple[str, dict[str, Any]]] = []
         if changed:
             events.append(("verdict", {"nodes": changed, "final": final}))
         events.append(("score", score))
         return events
+
+
+def _invalid_citations(citations: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """The citations that did not hold (or could not be checked), with why: the page names them
+    beside the share that held."""
+    return [
+        {k: str(c.get(k) or "") for k in ("url", "label", "reason", "fact")}
+        for c in citations
+        if c.get("label") != "supported"
+    ]
 
 
 def _shown_nodes(result: TryResult) -> dict[str, dict[str, Any]]:

@@ -311,6 +311,24 @@
     );
     if (Array.isArray(r.leaves)) box.append(el("div", "muted small", r.leaves[0] + " of " + r.leaves[1] + " leaves passed"));
     if (r.reason) box.append(el("div", "muted small", r.reason));
+    if (Array.isArray(r.invalid) && r.invalid.length) box.append(invalidCitations(r.invalid));
+  }
+
+  // Which citations did not hold and why, beside the share that did.
+  function invalidCitations(invalid) {
+    const wrap = el("div", "small");
+    wrap.dataset.testid = "invalid-citations";
+    wrap.append(el("div", null, invalid.length + " citation" + (invalid.length === 1 ? "" : "s") + " did not hold:"));
+    const list = el("ul");
+    for (const c of invalid) {
+      const li = el("li");
+      if (c.url) li.append(docLink(c.url, c.url), " ");
+      const why = c.label === "unknown" ? "could not be checked" : "not supported";
+      li.append(el("span", "muted", why + (c.reason ? ": " + c.reason : "")));
+      list.append(li);
+    }
+    wrap.append(list);
+    return wrap;
   }
 
   function renderUsage(payload) {

@@ -13,6 +13,7 @@ import pytest
 from apps.live.models import Session
 from apps.rubrics.services import task_create
 from tests.browser.test_live_page import CANBERRA, _emit, _errors, _open
+from tests.live.conftest import corpus  # noqa: F401  (a real corpus the scorer reads)
 from tests.rubrics.conftest import small_tree
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -114,3 +115,28 @@ def test_the_board_keeps_placeholders_plain_and_names_sources_in_reasons(
     assert "2172517" in why.locator("a.chip").get_attribute("href")
     assert page.locator(".board .untrusted li").evaluate(decoration) == "none"
     assert "CONDENSATIONS\n1" in page.locator("[data-testid=usage]").inner_text().upper()
+
+
+def test_the_reward_box_lists_the_citations_that_did_not_hold(
+    asgi_server: str,
+    page: Any,
+    make_user: Callable[..., Any],
+    corpus: Any,  # noqa: F811
+) -> None:
+    from apps.live.scoring import TaskScorer
+    from tests.live.test_reward_details import ANSWER, SYDNEY
+
+    admin = make_user("admin")
+    task = task_create(user=admin, record={"question": "Capital?", "rubric": small_tree()})
+    session = Session.objects.create(owner=admin, question="Capital?", task=task, status="running")
+    _open(page, asgi_server, admin, session)
+    events, _ = TaskScorer(session.task).final(ANSWER)
+    for kind, payload in events:
+        _emit(session, kind, **payload)
+    invalid = page.locator("[data-testid=invalid-citations]")
+    invalid.wait_for()
+    assert invalid.inner_text().startswith("1 citation did not hold:")
+    assert "not supported: no sentence of the page states it" in invalid.inner_text()
+    link = invalid.locator("a")
+    assert link.inner_text() == SYDNEY
+    assert "url=https%3A%2F%2Fen.wikipedia.org%2Fwiki%2FSydney" in link.get_attribute("href")
