@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Annotated, Any, Literal
 
 from django.http import FileResponse, HttpRequest, StreamingHttpResponse
@@ -27,6 +28,8 @@ from apps.audit.schemas import (
     GoldTakeIn,
     ItemOut,
     JudgeVerdictsIn,
+    ProbeAllIn,
+    ProbesQueuedOut,
     QualityOut,
     QueuedOut,
     RecordedOut,
@@ -93,6 +96,26 @@ def campaigns_close(request: HttpRequest, campaign_id: Id) -> dict[str, Any]:
     user = _user(request)
     services.campaign_close(user=user, campaign_id=campaign_id)
     return api_out.campaign_out(selectors.campaign_get(user=user, campaign_id=campaign_id))
+
+
+@router.post(
+    "/audit/campaigns/{campaign_id}/probes",
+    response={202: ProbesQueuedOut, **errors(403, 404, 422)},
+    summary="Probe all: every tree of the campaign the gate may train on and nobody probed (admin)",
+)
+def campaigns_probe_all(request: HttpRequest, campaign_id: Id) -> Status[dict[str, Any]]:
+    done = services.campaign_probe_all(user=_user(request), campaign_id=campaign_id)
+    return Status(202, asdict(done))
+
+
+@router.post(
+    "/audit/probes",
+    response={202: ProbesQueuedOut, **errors(403, 422, body=True)},
+    summary="Probe all: the current tree of every task matching the filters, unprobed (admin)",
+)
+def tasks_probe_all(request: HttpRequest, payload: ProbeAllIn) -> Status[dict[str, Any]]:
+    done = services.tasks_probe_all(user=_user(request), filters=payload.filters)
+    return Status(202, asdict(done))
 
 
 @router.post(

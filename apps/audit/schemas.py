@@ -27,6 +27,25 @@ from quest.audit.taxonomy import Decision
 DecisionOrNone = Decision | Literal[""]
 
 
+class ProbeAllIn(Schema):
+    filters: dict[Text, Text] = Field(
+        default_factory=dict,
+        description="The tasks to probe, as a campaign's filters: category, subcategory, "
+        "complexity, type, audit_state, generator, batch",
+    )
+
+
+class ProbeSkippedOut(Schema):
+    task_id: int
+    reason: str
+
+
+class ProbesQueuedOut(Schema):
+    queued: int = Field(description="Probes queued now")
+    already: int = Field(description="Trees probed, or being probed, already")
+    skipped: list[ProbeSkippedOut] = Field(description="Tasks with nothing to probe with")
+
+
 class CampaignIn(Schema):
     name: Text = Field(min_length=1, max_length=200)
     filters: dict[Text, Text] = Field(

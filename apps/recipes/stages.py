@@ -100,12 +100,12 @@ def start_gate(recipe: Recipe) -> Step:
 
 
 def _probe(recipe: Recipe, task_id: int, version: Any) -> None:
-    """Queue a probe of a tree version unless one was run or queued already."""
-    from apps.rubrics.models import ProbeRun
-    from apps.rubrics.services import probe_enqueue
+    """Queue a probe of a tree version unless one was run or queued already (the same call as
+    an accepting audit decision and "probe all" make)."""
+    from apps.rubrics.models import Task
+    from apps.rubrics.services import probes_ensure
 
-    if not ProbeRun.objects.filter(version=version).exists():
-        probe_enqueue(user=owner(recipe), task_id=task_id, version=version.number)
+    probes_ensure(user=owner(recipe), targets=[(Task.objects.get(pk=task_id), version)])
 
 
 def check_gate(recipe: Recipe) -> Step:

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -248,6 +248,41 @@ def probe_enqueue(*, user: User, task_id: int, version: int | None = None) -> Pr
         run = ProbeRun.objects.create(task=task, version=target, created_by=user)
         transaction.on_commit(lambda: cpu_probe_tree.delay(run.pk))
     return run
+
+
+@dataclass(frozen=True)
+class ProbesQueued:
+    queued: int  # probes queued now
+    already: int  # versions probed or being probed already
+    skipped: list[dict[str, Any]]  # {task_id, reason}: nothing to probe with
+
+
+def probes_ensure(
+    *, user: User | None, targets: Sequence[tuple[Task, RubricVersion]]
+) -> ProbesQueued:
+    """A probe queued for each (task, version) that has none run or queued yet: how an accepted
+    tree becomes trainable whichever route accepted it (a recipe, a campaign, "probe all")."""
+    from apps.rubrics.tasks import cpu_probe_tree
+
+    probed = set(
+        ProbeRun.objects.filter(version_id__in=[v.pk for _, v in targets]).values_list(
+            "version_id", flat=True
+        )
+    )
+    queued, already, skipped = [], 0, []
+    for task, version in targets:
+        if version.pk in probed:
+            already += 1
+        elif not probe_text(task):
+            skipped.append({"task_id": task.pk, "reason": "no reference answer or solution"})
+        else:
+            probed.add(version.pk)
+            queued.append(ProbeRun(task=task, version=version, created_by=user))
+    with transaction.atomic():
+        runs = ProbeRun.objects.bulk_create(queued)
+        ids = [run.pk for run in runs]
+        transaction.on_commit(lambda: [cpu_probe_tree.delay(pk) for pk in ids])
+    return ProbesQueued(len(runs), already, skipped)
 
 
 def _judge_client() -> Any:

@@ -8,7 +8,13 @@ from apps.audit.services.adjudication import (
     item_adjudicate,
     judge_verdicts_record,
 )
-from apps.audit.services.campaigns import campaign_close, campaign_create, demo_campaign_ensure
+from apps.audit.services.campaigns import (
+    campaign_close,
+    campaign_create,
+    campaign_probe_all,
+    demo_campaign_ensure,
+    tasks_probe_all,
+)
 from apps.audit.services.claims import assignment_claim_next, assignment_release
 from apps.audit.services.drafts import DraftConflict, assignment_draft_save
 from apps.audit.services.edits import EditConflict, EditResult, assignment_edit, assignment_revert
@@ -28,6 +34,7 @@ __all__ = [
     "assignment_submit",
     "campaign_close",
     "campaign_create",
+    "campaign_probe_all",
     "demo_campaign_ensure",
     "export_enqueue",
     "export_path",
@@ -37,4 +44,5 @@ __all__ = [
     "judge_verdicts_record",
     "solutions_judge_enqueue",
     "solutions_judge_run",
+    "tasks_probe_all",
 ]

@@ -10,9 +10,11 @@ from django.db import transaction
 from apps.accounts.models import User
 from apps.accounts.permissions import require_role
 from apps.accounts.roles import ROLE_REQUIREMENT, Role
-from apps.audit.models import Campaign, CampaignStatus, CampaignTask
+from apps.audit.models import Campaign, CampaignStatus, CampaignTask, ItemState
 from apps.audit.selectors.campaigns import FILTER_FIELDS, tasks_matching
 from apps.common.errors import Invalid, NotFound
+from apps.rubrics.services import ProbesQueued, probes_ensure
+from quest.audit.taxonomy import ACCEPTING_DECISIONS
 
 MAX_CAMPAIGN_TASKS = 100_000
 MAX_ANNOTATORS_PER_TASK = 10
@@ -132,3 +134,29 @@ def demo_campaign_ensure(*, admin: User) -> Campaign | None:
         instructions="Mark every node of each tree: 1 correct, 2 wrong, 3 unverifiable. "
         "Press ? on the audit page for all keys.",
     )
+
+
+def campaign_probe_all(*, user: User, campaign_id: int) -> ProbesQueued:
+    """A probe for every tree of the campaign that the gate may train on and nobody probed: an
+    accepted item's final version, an undecided item's start version (rejected items none)."""
+    require_role(user, Role.ADMIN)
+    campaign = Campaign.objects.filter(pk=campaign_id).first()
+    if campaign is None:
+        raise NotFound(f"no campaign {campaign_id}")
+    targets = []
+    for item in campaign.items.select_related("task", "start_version", "final_version"):
+        if item.state == ItemState.DECIDED:
+            if item.decision in ACCEPTING_DECISIONS and item.final_version is not None:
+                targets.append((item.task, item.final_version))
+        else:
+            targets.append((item.task, item.start_version))
+    return probes_ensure(user=user, targets=targets)
+
+
+def tasks_probe_all(*, user: User, filters: Mapping[str, Any]) -> ProbesQueued:
+    """A probe for the current tree of every task matching `filters` (a campaign's filters:
+    a synthesis batch, a generator, a category...) that nobody probed."""
+    require_role(user, Role.ADMIN)
+    cleaned = _clean_filters(filters)
+    tasks = tasks_matching(cleaned).select_related("current_version")[:MAX_CAMPAIGN_TASKS]
+    return probes_ensure(user=user, targets=[(t, t.current_version) for t in tasks])

@@ -8,7 +8,9 @@ from django.utils import timezone
 from apps.accounts.models import User
 from apps.audit.models import AssignmentStatus, CampaignTask, ItemState
 from apps.rubrics.models import AuditState, RubricVersion, Task
+from apps.rubrics.services import probes_ensure
 from quest.audit import Submission, combine_decisions
+from quest.audit.taxonomy import ACCEPTING_DECISIONS
 
 AUDIT_STATE = {
     "accept": AuditState.ACCEPTED,
@@ -52,6 +54,11 @@ def item_decide(
         ]
     )
     Task.objects.filter(pk=item.task_id).update(audit_state=AUDIT_STATE[decision])
+    if decision in ACCEPTING_DECISIONS:
+        # The gate trains an accepted version only once it probed sound: probed here, so a
+        # campaign gates as a recipe does, with nobody pressing Probe on each task page.
+        task = Task.objects.get(pk=item.task_id)
+        probes_ensure(user=by, targets=[(task, version)])
 
 
 def item_settle(item: CampaignTask) -> None:
