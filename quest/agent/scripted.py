@@ -157,7 +157,7 @@ def _plan_answers(notebook: Notebook) -> str:
 
 
 def _plan(notebook: Notebook, next_step: str) -> str:
-    terms = ", ".join(notebook.question.terms) or "(none)"
+    terms = ", ".join(notebook.question.term_words) or "(none)"
     return (
         f"Looking for: {terms}. So far: {len(notebook.queries)} searches, "
         f"{len(notebook.visited)} pages visited, {len(notebook.strong_urls)} sources stating "

@@ -137,6 +137,15 @@ class Question:
         return frozenset(t for phrase in self.entities for t in key_terms(phrase))
 
     @cached_property
+    def term_words(self) -> tuple[str, ...]:
+        """Each term as the question first writes it ("According", "GeoNames"): the terms are
+        stemmed for matching ("accord", "geoname"), which a person should not have to read."""
+        written: dict[str, str] = {}
+        for word in _WORD.findall(self.text):
+            written.setdefault(stem(normalise(word)), word)
+        return tuple(written.get(term, term) for term in self.terms)
+
+    @cached_property
     def attribute_words(self) -> tuple[str, ...]:
         """The question's content words that are not part of a named thing, as written."""
         return tuple(
