@@ -322,7 +322,7 @@
     const list = el("ul");
     for (const c of invalid) {
       const li = el("li");
-      if (c.url) li.append(docLink(c.url, c.url), " ");
+      if (c.url) li.append(docLink(c.url, clip(c.url, 48)), " ");  // a long URL fits a phone; its title has it whole
       const why = c.label === "unknown" ? "could not be checked" : "not supported";
       li.append(el("span", "muted", why + (c.reason ? ": " + c.reason : "")));
       list.append(li);
