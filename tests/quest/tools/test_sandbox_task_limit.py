@@ -75,10 +75,20 @@ REFUSALS = {
 }
 
 
-def _tasks_under(root: int) -> int:
-    """The host's tasks (threads included) in the processes descended from `root`: the jail's,
-    read from the host's /proc. The machine's whole count (/proc/loadavg) would do, but other
-    work on a shared machine moves it by dozens during a run."""
+def _descendants(root: int) -> set[int]:
+    """The processes descended from `root`, read from the host's /proc."""
+    parents = _parents()
+    found = set()
+    for pid, parent in parents.items():
+        ancestor = parent
+        while ancestor not in (root, 0, 1) and ancestor in parents:
+            ancestor = parents[ancestor]
+        if ancestor == root:
+            found.add(pid)
+    return found
+
+
+def _parents() -> dict[int, int]:
     parents: dict[int, int] = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -86,14 +96,18 @@ def _tasks_under(root: int) -> int:
         with contextlib.suppress(OSError, IndexError):
             after_name = (entry / "stat").read_text().rsplit(")", 1)[1]
             parents[int(entry.name)] = int(after_name.split()[1])
+    return parents
+
+
+def _tasks_under(root: int, before: set[int]) -> int:
+    """The host's tasks (threads included) in the processes descended from `root` that were
+    not there `before`: the jail's, read from the host's /proc. (The machine's whole count,
+    /proc/loadavg, moves by dozens on a shared machine; and an earlier test's server process
+    may still be a child of this one.)"""
     total = 0
-    for pid, parent in parents.items():
-        ancestor = parent
-        while ancestor not in (root, 0, 1) and ancestor in parents:
-            ancestor = parents[ancestor]
-        if ancestor == root:
-            with contextlib.suppress(OSError):
-                total += len(os.listdir(f"/proc/{pid}/task"))
+    for pid in _descendants(root) - before:
+        with contextlib.suppress(OSError):
+            total += len(os.listdir(f"/proc/{pid}/task"))
     return total
 
 
@@ -102,10 +116,11 @@ def _peak_tasks_under_this_process() -> Iterator[list[int]]:
     """Samples `_tasks_under(this process)` until the block ends; yields [peak]."""
     peak = [0]
     done = threading.Event()
+    before = _descendants(os.getpid())
 
     def sample() -> None:
         while not done.wait(0.005):
-            peak[0] = max(peak[0], _tasks_under(os.getpid()))
+            peak[0] = max(peak[0], _tasks_under(os.getpid(), before))
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
@@ -120,13 +135,14 @@ def _peak_tasks_under_this_process() -> Iterator[list[int]]:
 def test_a_task_bomb_starts_nothing_and_the_hosts_task_count_stays_put(
     python: PythonInterpreter, bomb: str
 ) -> None:
+    before = _descendants(os.getpid())
     with _peak_tasks_under_this_process() as peak:
         result = python(BOMBS[bomb] + HOLD)
 
     assert 0 < peak[0] <= JAIL_TASKS  # the jail was seen, and held nothing but itself
     assert result.text == f"stdout:\n{REFUSALS[bomb]}\n"
     assert result.ok  # it ended by itself, neither hung nor killed
-    assert _tasks_under(os.getpid()) == 0
+    assert _tasks_under(os.getpid(), before) == 0
     assert python("print('still here')").text == "stdout:\nstill here\n"
 
 
