@@ -171,7 +171,14 @@ def _rollouts_context(request: HttpRequest, job: TrainingJob) -> dict[str, Any]:
 
 def _log_context(job: TrainingJob) -> dict[str, Any]:
     log = selectors.log_tail(job)
-    return {"log": log, "log_seen": zlib.crc32(log.encode())}
+    return {"log": log, "log_seen": zlib.crc32(log.encode()), "phase": _phase(log)}
+
+
+def _phase(log: str) -> str:
+    """What the run says it is doing: its last progress line (loading the model, tokenising,
+    the first step's rollouts...), shown until the first step is logged."""
+    said = [line.strip() for line in log.splitlines() if line.startswith("train: ")]
+    return said[-1].removeprefix("train: ") if said else ""
 
 
 def _checkpoints_context(request: HttpRequest, job: TrainingJob) -> dict[str, Any]:

@@ -76,9 +76,20 @@ def run_training(config: TrainConfig) -> dict[str, Any]:
         trainer = _sft_trainer(config, model, tokenizer, stop)
     # transformers prints each log to stdout when tqdm is off; the metrics callback logs instead.
     trainer.remove_callback(PrinterCallback)
+    progress(f"train: {_first_step(config)}")
     with _sigterm(stop.request):
         trainer.train(resume_from_checkpoint=config.resume_from)
     return _finish(config, trainer, tokenizer, stop.stopped_at)
+
+
+def _first_step(config: TrainConfig) -> str:
+    if config.kind == "grpo":
+        grpo = config.grpo
+        return (
+            f"step 1: rolling out {grpo.prompts_per_step} prompts x {grpo.num_generations} "
+            "agent runs, then the update (logged when the step ends)"
+        )
+    return "step 1: forward and backward passes (logged when the step ends)"
 
 
 def _finish(
@@ -171,6 +182,7 @@ def _sft_trainer(config: TrainConfig, model: Any, tokenizer: Any, stop: Any) -> 
     from trl.trainer.sft_trainer import SFTTrainer
 
     params = config.sft
+    progress(f"train: tokenising the dataset (rows cut at {params.max_length} tokens)")
     rows = list(sft_examples(config.dataset, tokenizer, params.max_length))
     if not rows:
         raise ConfigError("dataset: no row has a token to train on")

@@ -256,3 +256,19 @@ def test_compared_jobs_show_where_their_configs_differ(
     alone = client.get(f"/training/compare/?jobs={job.pk}", follow=True)
     assert "Tick 2 to 6 jobs to compare." in alone.content.decode()
     assert client.get(f"/training/compare/?jobs={job.pk}&jobs=999").status_code == 404
+
+
+def test_before_its_first_step_the_page_says_what_the_run_is_doing(
+    client: Client, admin: User, make_job: Callable[..., TrainingJob]
+) -> None:
+    from pathlib import Path
+
+    job = make_job()  # running, no step logged
+    log = Path(job.output_dir) / "train.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text("train: loading smollm2\nsome warning\ntrain: tokenising the dataset\n")
+    page = _html(_login(client, admin).get(f"/training/jobs/{job.pk}/"))
+    assert (
+        'No step logged yet: curves appear as the run logs. Now: <span data-testid="phase">' in page
+    )
+    assert ">tokenising the dataset</span>" in page
