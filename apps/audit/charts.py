@@ -25,6 +25,23 @@ def _figure(data: Any, title: str, **layout: Any) -> dict[str, Any]:
     return result
 
 
+def whole_dtick(span: float, intervals: int = 6) -> int:
+    """Whole units between ticks: 1, 2, 5, 10, 20, ... the least that keeps an axis spanning
+    `span` to `intervals` intervals (so a count or a step never reads 1.5)."""
+    scale = 1
+    while True:
+        for factor in (1, 2, 5):
+            if span <= intervals * factor * scale:
+                return factor * scale
+        scale *= 10
+
+
+def count_axis(most: int, **more: Any) -> dict[str, Any]:
+    """An axis of counts up to `most`: whole ticks from 0."""
+    return {"tickformat": "d", "tick0": 0, "dtick": whole_dtick(most), "rangemode": "tozero",
+            "automargin": True, **more}  # fmt: skip
+
+
 def rate_chart(title: str, rows: Sequence[GroupRate]) -> dict[str, Any]:
     """Error rate per group, with the Wilson 95% interval as asymmetric error bars."""
     import plotly.graph_objects as go
@@ -57,6 +74,7 @@ def throughput_chart(annotators: Sequence[AnnotatorStats]) -> dict[str, Any]:
         ],
         "Tasks audited per annotator",
         barmode="group",
+        yaxis=count_axis(max((a.submitted for a in annotators), default=0)),
     )
 
 
@@ -74,4 +92,6 @@ def progress_chart(states: dict[str, int], labels: dict[str, str]) -> dict[str, 
         )
         for state, count in states.items()
     ]
-    return _figure(bars, "Progress", barmode="stack", height=200)
+    return _figure(
+        bars, "Progress", barmode="stack", height=200, xaxis=count_axis(sum(states.values()))
+    )

@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from apps.audit.charts import LAYOUT
+from apps.audit.charts import LAYOUT, count_axis
 from apps.synthesis.models import ALL_STAGES
 from apps.synthesis.selectors import BatchReport
 from quest.synthesis.model import STAGE_LABELS
@@ -97,22 +97,30 @@ def count_chart(values: Sequence[int], axis_title: str) -> dict[str, Any]:
     keys = sorted(counted)
     bars = go.Bar(x=keys, y=[counted[k] for k in keys], marker_color=ACCENT,
                   hovertemplate=axis_title + " %{x}: %{y}<extra></extra>")  # fmt: skip
-    return _figure([bars], xaxis={"dtick": 1, "title": {"text": axis_title}})
+    return _figure(
+        [bars],
+        xaxis={"dtick": 1, "title": {"text": axis_title}},
+        yaxis=count_axis(max(counted.values(), default=0)),
+    )
 
 
 def baseline_chart(rewards: Sequence[float]) -> dict[str, Any]:
     import plotly.graph_objects as go
 
-    histogram = go.Histogram(
-        x=list(rewards),
-        xbins={"start": 0, "end": 1.0001, "size": 0.1},
+    bins = [0] * 10  # [0, 0.1), ..., [0.9, 1.0]
+    for reward in rewards:
+        bins[min(9, max(0, int(reward * 10)))] += 1
+    histogram = go.Bar(
+        x=[i / 10 + 0.05 for i in range(10)],
+        y=bins,
+        width=0.095,
         marker_color=ACCENT,
-        hovertemplate="reward %{x}: %{y}<extra></extra>",
+        hovertemplate="reward about %{x:.2f}: %{y}<extra></extra>",
     )
     return _figure(
         [histogram],
         xaxis={"range": [0, 1], "title": {"text": "reward (lower is harder)"}},
-        bargap=0.05,
+        yaxis=count_axis(max(bins)),
     )
 
 

@@ -8,7 +8,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from apps.audit.charts import LAYOUT
+from apps.audit.charts import LAYOUT, count_axis, whole_dtick
 from apps.training.models import TrainingJob
 
 OK, BAD, ACCENT, MUTED = "#1f7a3d", "#b3261e", "#2f5fd0", "#9aa5b1"
@@ -34,13 +34,7 @@ def step_dtick(steps: Iterable[int]) -> int:
     """Whole steps between ticks: 1, 2, 5, 10, 20, ... the least that keeps the axis to
     STEP_INTERVALS intervals (static/js/training.js's stepDtick is the same)."""
     seen = list(steps)
-    span = max(seen) - min(seen) if seen else 0
-    scale = 1
-    while True:
-        for factor in (1, 2, 5):
-            if span <= STEP_INTERVALS * factor * scale:
-                return factor * scale
-        scale *= 10
+    return whole_dtick(max(seen) - min(seen) if seen else 0, STEP_INTERVALS)
 
 
 def step_axis(steps: Iterable[int], **more: Any) -> dict[str, Any]:
@@ -68,19 +62,21 @@ def length_summary(lengths: Sequence[int]) -> dict[str, int]:
 
 
 def length_histogram(lengths: Sequence[int]) -> dict[str, Any]:
+    import numpy as np
     import plotly.graph_objects as go
 
-    histogram = go.Histogram(
-        x=list(lengths),
-        nbinsx=40,
+    counts, edges = np.histogram(lengths, bins=min(40, max(1, len(set(lengths)))))
+    histogram = go.Bar(
+        x=((edges[:-1] + edges[1:]) / 2).tolist(),
+        y=counts.tolist(),
+        width=float(edges[1] - edges[0]) * 0.95 if len(edges) > 1 else None,
         marker_color=ACCENT,
-        hovertemplate="%{x} tokens: %{y} rows<extra></extra>",
+        hovertemplate="about %{x:.0f} tokens: %{y} rows<extra></extra>",
     )
     return figure_json(
         [histogram],
-        xaxis={"title": {"text": "tokens per row (chat template applied)"}},
-        yaxis={"title": {"text": "rows"}},
-        bargap=0.05,
+        xaxis={"title": {"text": "tokens per row (chat template applied)"}, "automargin": True},
+        yaxis=count_axis(int(counts.max()) if len(counts) else 0, title={"text": "rows"}),
     )
 
 

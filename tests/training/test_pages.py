@@ -160,7 +160,9 @@ def test_a_dataset_shows_its_lengths_and_a_preview_with_the_loss_mask(
     assert "3 rows · median 30 · p95 50 · max 50 tokens · 12 of 90 tokens trained" in page
     figures = json.loads(page.split('id="training-figures" type="application/json">')[1]
                          .split("</script>")[0])  # fmt: skip
-    assert figures["lengths"]["data"][0]["x"] == [10, 30, 50]
+    lengths = figures["lengths"]
+    assert lengths["data"][0]["y"] == [1, 1, 1]  # one row in each bin of 10..50 tokens
+    assert lengths["layout"]["yaxis"]["dtick"] == 1  # whole rows
     assert '<span class="seg-trained">Canberra [1]</span>' in page
     assert '<span class="seg-context">&lt;|im_start|&gt;user\nWhich city?</span>' in page
     assert "trained (loss)" in page and "context (no loss)" in page
