@@ -75,6 +75,12 @@ class TurnWatch:
             self.turn_started, self.current = self.last_start, 0
             self._send("generating")
 
+    def loading(self, model: str, *, done: bool) -> None:
+        """The model is being loaded into this worker (minutes for a vLLM engine, half a
+        minute for SmolLM2 on a CPU), or has just been."""
+        if self.announce:
+            self._send("loaded" if done else "loading", model=model)
+
     def after_turn(self, completion_tokens: int | None) -> None:
         if not self.announce:
             return
@@ -100,7 +106,7 @@ class TurnWatch:
                 return
             self.sleep(min(WAIT_SLICE_S, left))
 
-    def _send(self, phase: str) -> None:
+    def _send(self, phase: str, **extra: Any) -> None:
         now = self.clock()
         self.last_sent = now
         generating = self.current if phase == "generating" else 0
@@ -110,6 +116,7 @@ class TurnWatch:
             "tokens": self.current,
             "total_tokens": self.total + generating,
             "turn_s": round(now - self.turn_started, 1),
+            **extra,
         }
         progress_send(session_id=self.session_id, public_id=self.public_id, payload=payload)
 

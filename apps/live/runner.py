@@ -86,8 +86,19 @@ def _agent_parts(session: Session, budgets: Any, watch: TurnWatch) -> tuple[Any,
     if session.policy == Policy.SCRIPTED:
         return watch.policy(ScriptedPolicy()), RuleCondenser(), judge
     client = llm.client_for(session.model, watch=watch.client_watch())
+    _load(client, session.model, watch)
     policy = LLMPolicy(client, max_turn_tokens=budgets.max_turn_tokens)
     return watch.policy(policy), LLMCondenser(client), judge
+
+
+def _load(client: Any, model: str, watch: TurnWatch) -> None:
+    """An in-process model not loaded in this worker yet is loaded now, with viewers told so:
+    otherwise its first turn sits on "waiting for the model" for as long as loading takes."""
+    if getattr(client, "loaded", True):
+        return
+    watch.loading(model, done=False)
+    client.load()
+    watch.loading(model, done=True)
 
 
 def _budgets(session: Session) -> Any:

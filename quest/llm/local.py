@@ -118,6 +118,12 @@ class TransformersChat:
     def backend(self) -> str:
         return f"transformers:{self.source.path}"
 
+    @property
+    def loaded(self) -> bool:
+        """Whether this process holds the model already (a request would not wait for it)."""
+        with _models_lock:
+            return self.source in _models
+
     def load(self) -> None:
         """Load the model now rather than on the first request."""
         self._loaded()

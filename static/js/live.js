@@ -164,6 +164,13 @@
     if (state.ended || !clock.live) return;
     startClock(null);
     const activity = $("[data-testid=activity]");
+    if (p.phase === "loading" || p.phase === "loaded") {
+      activity.textContent = p.phase === "loading"
+        ? "loading the model " + (p.model || "") + " into the worker (its first use there takes a while)…"
+        : "model " + (p.model || "") + " loaded · waiting for its first turn…";
+      tick();
+      return;
+    }
     const generating = p.phase === "generating";
     root.classList.toggle("generating", generating);
     clock.turnStarted = generating ? Date.now() - 1000 * Number(p.turn_s || 0) : null;
