@@ -14,6 +14,7 @@ urlpatterns = [
     path("campaigns/<int:campaign_id>/next/", campaigns.campaign_next, name="next"),
     path("campaigns/<int:campaign_id>/close/", campaigns.campaign_close, name="campaign-close"),
     path("campaigns/<int:campaign_id>/judge/", campaigns.campaign_judge, name="campaign-judge"),
+    path("campaigns/<int:campaign_id>/probe/", campaigns.campaign_probe, name="campaign-probe"),
     path(
         "campaigns/<int:campaign_id>/agreement/",
         campaigns.campaign_agreement,

@@ -114,3 +114,25 @@ def test_probe_all_by_filter_names_tasks_it_cannot_probe_and_refuses_unknown_fil
         headers=bearer(admin),
     )
     assert bad.status_code == 422 and "unknown filter" in bad.json()["detail"]
+
+
+def test_the_campaign_page_probes_all_with_one_button(
+    client: Client,
+    admin: User,
+    make_user: Callable[..., User],
+    campaign_of: Callable[..., Campaign],
+) -> None:
+    campaign = campaign_of(tasks=2, task_fields=REFERENCE)
+    client.force_login(admin)
+    page = client.get(f"/audit/campaigns/{campaign.pk}/").content.decode()
+    assert 'data-testid="probe-all"' in page
+    done = client.post(f"/audit/campaigns/{campaign.pk}/probe/", follow=True)
+    assert "2 probes queued, 0 trees probed already." in done.content.decode()
+    assert ProbeRun.objects.count() == 2
+    client.force_login(make_user("annotator"))
+    assert (
+        'data-testid="probe-all"'
+        not in client.get(f"/audit/campaigns/{campaign.pk}/").content.decode()
+    )
+    client.post(f"/audit/campaigns/{campaign.pk}/probe/")
+    assert ProbeRun.objects.count() == 2  # an annotator's post queues nothing

@@ -194,6 +194,22 @@ def campaign_judge(request: HttpRequest, campaign_id: int) -> HttpResponse:
 
 
 @login_required
+@require_POST
+def campaign_probe(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """Probe all: the campaign's trees the gate may train on and nobody probed."""
+    try:
+        done = services.campaign_probe_all(user=_user(request), campaign_id=campaign_id)
+    except DomainError as exc:
+        messages.error(request, exc.message)
+    else:
+        said = f"{done.queued} probes queued, {done.already} trees probed already"
+        if done.skipped:
+            said += f", {len(done.skipped)} tasks have no reference answer to probe with"
+        messages.success(request, said + ".")
+    return redirect("audit:campaign", campaign_id=campaign_id)
+
+
+@login_required
 @require_GET
 def campaign_agreement(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """Agreement reads every verdict of the campaign, so the page loads it after itself."""
