@@ -193,6 +193,10 @@ def campaign_judge(request: HttpRequest, campaign_id: int) -> HttpResponse:
     return redirect("audit:campaign", campaign_id=campaign_id)
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 @login_required
 @require_POST
 def campaign_probe(request: HttpRequest, campaign_id: int) -> HttpResponse:
@@ -202,9 +206,11 @@ def campaign_probe(request: HttpRequest, campaign_id: int) -> HttpResponse:
     except DomainError as exc:
         messages.error(request, exc.message)
     else:
-        said = f"{done.queued} probes queued, {done.already} trees probed already"
+        said = (
+            f"{_count(done.queued, 'probe')} queued, {_count(done.already, 'tree')} probed already"
+        )
         if done.skipped:
-            said += f", {len(done.skipped)} tasks have no reference answer to probe with"
+            said += f", {_count(len(done.skipped), 'task')} with no reference answer to probe with"
         messages.success(request, said + ".")
     return redirect("audit:campaign", campaign_id=campaign_id)
 
