@@ -19,7 +19,6 @@ A marker that follows a full stop belongs to the sentence before it. Only http(s
 from __future__ import annotations
 
 import re
-import string
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -28,7 +27,8 @@ from functools import lru_cache
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from quest.rubric.text import MAX_SCAN, word_set
+from quest.rubric.sentences import sentence_starts
+from quest.rubric.text import MAX_SCAN
 
 _ADJACENT_MARKERS = re.compile(r"\[(\d{1,4})\](?=\[\d{1,4}\])")
 
@@ -51,16 +51,6 @@ _LABEL = re.compile(
     r"see|https?://\S*)\s*$",
     re.IGNORECASE,
 )
-# A sentence ends at . ! ? followed by space and a capital, digit, quote or bracket, unless the
-# word before the stop is an abbreviation or an initial ("Mt. Kenya", "Larry E. Travis").
-_BOUNDARY = re.compile(r"[.!?][\"'\u201d\u2019)]*\s+(?=[A-Z0-9\"\u201c'(\[*_])")
-_ABBREVIATIONS = word_set(
-    "mt st dr mr mrs ms prof jr sr vs etc eg ie approx no fig ca inc ltd co corp dept est gen "
-    "gov col lt sgt rev univ ft km mi sq op vol ed al jan feb mar apr jun jul aug sep sept oct "
-    "nov dec"
-)
-_LONGEST_ABBREVIATION = max(len(word) for word in _ABBREVIATIONS)
-_LETTERS = frozenset(string.ascii_letters)
 _SPACES = re.compile(r"[ \t\r\n\f\v]+")
 _URL_OR_MARKER = re.compile(f"{_URL}|{_MARKER.pattern}")
 _STRIKE_TAG = re.compile(r"<(/?)(?:del|s|strike)\b[^>]*>", re.IGNORECASE)
@@ -421,30 +411,9 @@ def _row_claim(block: _Block, index: int, references: dict[str, str]) -> Iterato
         yield Claim(text, tuple(dict.fromkeys(url for _, url in flat.anchors)), index, "row")
 
 
-def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) of each sentence of plain text, cut where the answer's claims are cut and
-    at line breaks: how a page is read sentence by sentence."""
-    spans: list[tuple[int, int]] = []
-    offset = 0
-    for line in text.split("\n"):
-        cuts = [
-            0,
-            *(m.end() for m in _BOUNDARY.finditer(line) if not _abbreviation(line, m.start())),
-        ]
-        cuts.append(len(line))
-        spans.extend(
-            (offset + cuts[i], offset + cuts[i + 1])
-            for i in range(len(cuts) - 1)
-            if line[cuts[i] : cuts[i + 1]].strip()
-        )
-        offset += len(line) + 1
-    return spans
-
-
 def _sentences(flat: _Inline) -> Iterator[tuple[str, tuple[str, ...]]]:
     text = flat.text()
-    cuts = [0, *(m.end() for m in _BOUNDARY.finditer(text) if not _abbreviation(text, m.start()))]
-    cuts.append(len(text))
+    cuts = [*sentence_starts(text), len(text)]
     spans = [(cuts[i], cuts[i + 1]) for i in range(len(cuts) - 1)]
     owner = _Owner(text, cuts[:-1])
     cited: list[list[str]] = [[] for _ in spans]
@@ -479,22 +448,6 @@ class _Owner:
         if number > 0 and offset <= self.words[number]:
             return number - 1
         return number
-
-
-def _abbreviation(text: str, stop: int) -> bool:
-    """The word before the full stop at `stop` is an abbreviation or an initial. Only the
-    letters right before it are read, at most one more than the longest abbreviation, so
-    checking every stop of a long paragraph stays linear."""
-    if text[stop] != ".":
-        return False
-    end = stop - 1 if stop > 0 and text[stop - 1] == "\n" else stop  # as regex `$` would
-    start = end
-    while start > 0 and end - start <= _LONGEST_ABBREVIATION and text[start - 1] in _LETTERS:
-        start -= 1
-    word = text[start:end]
-    if not word or len(word) > _LONGEST_ABBREVIATION:
-        return False
-    return (len(word) == 1 and word.isupper()) or word.lower() in _ABBREVIATIONS
 
 
 def _tidy(text: str) -> str:

@@ -22,8 +22,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from quest.rubric.citations import parse_citations, sentence_spans
+from quest.rubric.citations import parse_citations
 from quest.rubric.documents import Document, DocumentStore
+from quest.rubric.sentences import sentence_spans
 from quest.rubric.text import fold, key_tokens
 from quest.rubric.verdict import MAX_REASONING, Evidence, LeafVerdict
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from quest.rubric.binding import Binder, relation_groups, relation_ok
-from quest.rubric.citations import CitedAnswer, parse_citations, sentence_spans
+from quest.rubric.citations import CitedAnswer, parse_citations
 from quest.rubric.claims import judge_occurrence
 from quest.rubric.commitment import Commitment, read_commitment
 from quest.rubric.cues import Judgement
@@ -16,6 +16,7 @@ from quest.rubric.documents import Document, DocumentStore
 from quest.rubric.judge import ChatClient, ClaimJudge
 from quest.rubric.model import Check
 from quest.rubric.regex_guard import EVALUATION_SECONDS
+from quest.rubric.sentences import sentence_spans
 from quest.rubric.text import fold
 from quest.rubric.verdict import Evidence, LeafVerdict
 

@@ -53,12 +53,12 @@ from typing import Literal, TypeAlias
 
 import snowballstemmer
 
-from quest.rubric.citations import sentence_spans
 from quest.rubric.claims import clause_spans
 from quest.rubric.documents import Document
 from quest.rubric.model import ParamValue
 from quest.rubric.numbers import Number, find_numbers, number_from_param, numbers_match
 from quest.rubric.relations import RELATIONS
+from quest.rubric.sentences import sentence_spans
 from quest.rubric.text import STOPWORDS, fold, snippet, word_set
 
 Label: TypeAlias = Literal["supported", "unsupported", "unknown"]

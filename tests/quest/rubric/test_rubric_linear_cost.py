@@ -16,8 +16,9 @@ from rubric_helpers import leaf, node, tree
 from quest.agent.protocol import parse_turn
 from quest.rewards import score_with_tree
 from quest.rubric import Check, Document, InMemoryDocumentStore
-from quest.rubric.citations import _abbreviation, parse_citations, sentence_spans
+from quest.rubric.citations import parse_citations
 from quest.rubric.score import compile_tree
+from quest.rubric.sentences import _abbreviation, sentence_spans
 
 # Work may grow by at most this much when the answer grows tenfold (linear is 10).
 MOST_GROWTH = 12
