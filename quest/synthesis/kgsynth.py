@@ -28,6 +28,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from quest.corpus.text import listing, number
+from quest.synthesis import clues
 from quest.synthesis.chains import chain_draft
 from quest.synthesis.facts import (
     EXACT_ASK,
@@ -245,7 +246,7 @@ class KGSynthesizer:
                 (
                     "borders",
                     rng.choice((f"borders {n.name}", f"shares a border with {n.name}")),
-                    functools.partial(_borders, n.iso),
+                    functools.partial(clues.borders, n.iso),
                 )
             )
         if t.currency_code:
@@ -253,7 +254,7 @@ class KGSynthesizer:
                 (
                     "currency",
                     f"uses the currency with ISO code {t.currency_code}",
-                    functools.partial(_uses, t.currency_code),
+                    functools.partial(clues.uses, t.currency_code),
                 )
             )
         for attribute, steps, unit in (
@@ -269,7 +270,7 @@ class KGSynthesizer:
                     (
                         f"{attribute}_above",
                         f"has more than {number(s)} {unit}",
-                        functools.partial(_above, attribute, s),
+                        functools.partial(clues.above, attribute, s),
                     )
                 )
             elif below:
@@ -280,7 +281,7 @@ class KGSynthesizer:
                         f"has fewer than {number(s)} {unit}"
                         if attribute == "population"
                         else f"covers less than {number(s)} {unit}",
-                        functools.partial(_below, attribute, s),
+                        functools.partial(clues.below, attribute, s),
                     )
                 )
         count = len(t.neighbours)
@@ -289,7 +290,7 @@ class KGSynthesizer:
                 (
                     "neighbour_count",
                     f"has exactly {count_word(count)} land neighbour{'s' if count > 1 else ''}",
-                    functools.partial(_neighbour_count, count),
+                    functools.partial(clues.neighbour_count, count),
                 )
             )
         rng.shuffle(options)
@@ -467,30 +468,6 @@ class KGSynthesizer:
 
     def _chain(self, breadth: int, rng: random.Random) -> Draft:
         return chain_draft(self, breadth, rng)
-
-
-def _figure(c: Country, attribute: str) -> float:
-    return c.population if attribute == "population" else c.area
-
-
-def _above(attribute: str, threshold: float, c: Country) -> bool:
-    return _figure(c, attribute) > threshold
-
-
-def _below(attribute: str, threshold: float, c: Country) -> bool:
-    return _figure(c, attribute) < threshold
-
-
-def _borders(iso: str, c: Country) -> bool:
-    return iso in c.neighbours
-
-
-def _uses(code: str, c: Country) -> bool:
-    return c.currency_code == code
-
-
-def _neighbour_count(count: int, c: Country) -> bool:
-    return len(c.neighbours) == count
 
 
 def _list_shape(k: int) -> str:
