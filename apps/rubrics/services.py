@@ -262,8 +262,6 @@ def probes_ensure(
 ) -> ProbesQueued:
     """A probe queued for each (task, version) that has none run or queued yet: how an accepted
     tree becomes trainable whichever route accepted it (a recipe, a campaign, "probe all")."""
-    from apps.rubrics.tasks import cpu_probe_tree
-
     probed = set(
         ProbeRun.objects.filter(version_id__in=[v.pk for _, v in targets]).values_list(
             "version_id", flat=True
@@ -281,8 +279,15 @@ def probes_ensure(
     with transaction.atomic():
         runs = ProbeRun.objects.bulk_create(queued)
         ids = [run.pk for run in runs]
-        transaction.on_commit(lambda: [cpu_probe_tree.delay(pk) for pk in ids])
+        transaction.on_commit(lambda: _send_probes(ids))
     return ProbesQueued(len(runs), already, skipped)
+
+
+def _send_probes(run_ids: Sequence[int]) -> None:
+    from apps.rubrics.tasks import cpu_probe_tree
+
+    for run_id in run_ids:
+        cpu_probe_tree.delay(run_id)
 
 
 def _judge_client() -> Any:
