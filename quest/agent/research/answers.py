@@ -13,11 +13,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from quest.agent.research.described import Stated, described, noun_page
+from quest.agent.research.figures import without_identifiers
 from quest.agent.research.parts import ENTITY, NUMBER, Part, split_parts
 from quest.agent.research.question import STRONG_COVERAGE, Match, Question, key_terms, phrases
 from quest.agent.research.reading import page_subject, title_label
 
 TYPED_BONUS = 0.5
+LIST = 3  # names in one claim that make it a list
 TYPE_WINDOW = 5  # words either side of a candidate where its type word may stand
 _AMOUNT = re.compile(
     r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
@@ -73,6 +76,8 @@ class Ledger:
         self._best: list[str | None] = [None for _ in self.parts]
         self._items: list[_Item] = []
         self._asks: dict[tuple[int, str], Question] = {}
+        self._stated: list[Stated] = []  # sentences of the page about a noun the question asks of
+        self._described: dict[int, Tally] = {}
         self.subject = self._subject()
 
     # -- filling --------------------------------------------------------------------------
@@ -81,6 +86,8 @@ class Ledger:
         item = _Item(claim, url, title)
         self._items.append(item)
         changed = [index for index in range(len(self.parts)) if self._count(index, item)]
+        if noun_page(self.question, title):
+            changed.extend(self._describe(Stated(claim, url, title)))
         if 0 in changed and self._subject() != self.subject:
             self.subject = self._subject()
             changed.extend(self._reread())
@@ -90,12 +97,16 @@ class Ledger:
         part = self.parts[index]
         ask = self.ask(index)
         match = ask.match(self._in_context(index, item))
-        if not match.relevant:
+        if not match.relevant or (part.refers and self._names_another(item.title)):
+            return False
+        if part.refers and _owned_by_another(part, item.claim, self.subject):
             return False
         direct_claim = self._direct(index, match)
         about = _key(page_subject(item.title)) if item.title else None
-        for text in self.candidates(index, item.claim, item.title):
+        for text in self._ranked_first(index, self.candidates(index, item.claim, item.title)):
             direct = direct_claim or self._measured(index, match, text, item.claim)
+            if part.preposition:
+                direct = match.entity_hits == match.entities and _placed(part, text, item.claim)
             tally = self.tallies[index].setdefault(_key(text), Tally(text))
             stated = match.score + (1.0 if direct else 0.0)  # a direct claim counts for more
             tally.by_url[item.url] = max(tally.by_url.get(item.url, 0.0), stated)
@@ -106,6 +117,32 @@ class Ledger:
             tally.typed = tally.typed or _typed(part, text, item.claim)
             tally.picks = tally.picks or match.picks
         return self._rebest(index)
+
+    def _describe(self, stated: Stated) -> list[int]:
+        """Re-reads the descriptive parts (research.described) with one more sentence."""
+        self._stated.append(stated)
+        before = {index: tally.text for index, tally in self._described.items()}
+        found = described(self.question, self.parts, self._stated)
+        self._described = {index: _said(item) for index, item in found.items()}
+        return [i for i, tally in self._described.items() if before.get(i) != tally.text]
+
+    def _names_another(self, title: str) -> bool:
+        """Whether the page is about a thing named after the main subject ("Paris 13
+        Gobelins" for Paris): what it states of that thing is not what it states of Paris."""
+        about, subject = _key(page_subject(title)).split(), _key(self.subject).split()
+        return bool(subject) and len(about) > len(subject) and about[: len(subject)] == subject
+
+    def _ranked_first(self, index: int, found: list[str]) -> list[str]:
+        """A list after a superlative ("The largest cities are Sydney, Melbourne, Brisbane and
+        Perth") is ranked: its first name is the largest, the others are not."""
+        return found[:1] if self._ranked(index, found) else found
+
+    def _ranked(self, index: int, found: list[str]) -> bool:
+        return len(found) >= LIST and bool(self.ask(index).superlatives)
+
+    def ranks(self, index: int, claim: str) -> bool:
+        """Whether the claim is a ranked list for the part: its answer is its first name."""
+        return self._ranked(index, self.candidates(index, claim))
 
     def _measured(self, index: int, match: Match, text: str, claim: str) -> bool:
         """A number stated of the part's subject with a unit or the measure asked for ("at
@@ -120,7 +157,8 @@ class Ledger:
         """A sentence on the page about the main subject speaks of it even where it does not
         name it ("Lake Burley Griffin lies at its centre." on the page about Canberra)."""
         if self.parts[index].refers and self.on_subject_page(item.title):
-            return f"{item.claim} {self.subject}"
+            # ... and every sentence of a source is "according to" it ("(GeoNames)").
+            return f"{item.claim} {self.subject} {title_label(item.title)}".strip()
         return item.claim
 
     def on_subject_page(self, title: str) -> bool:
@@ -155,6 +193,8 @@ class Ledger:
         return later
 
     def _subject(self) -> str:
+        if 0 in self._described:
+            return page_subject(self._stated[0].title)
         best = self.best(0)
         if best is not None and self.parts[0].kind == ENTITY:
             return best.text
@@ -167,7 +207,7 @@ class Ledger:
         subject = self.subject if part.refers else ""
         key = (index, subject)
         if key not in self._asks:
-            self._asks[key] = Question(f"{part.text} {subject}".strip())
+            self._asks[key] = Question(f"{part.text} {part.measure} {subject}".strip())
         return self._asks[key]
 
     def candidates(self, index: int, claim: str, title: str = "") -> list[str]:
@@ -190,6 +230,8 @@ class Ledger:
         ]
 
     def best(self, index: int) -> Tally | None:
+        if index in self._described:
+            return self._described[index]
         key = self._best[index]
         return self.tallies[index][key] if key is not None else None
 
@@ -217,19 +259,44 @@ class Ledger:
         return any(claim in t.claims for tallies in self.tallies for t in tallies.values())
 
 
+def _said(item: Stated) -> Tally:
+    """A descriptive answer: the page about the noun states it, in a sentence of its own."""
+    stated = 2.0
+    return Tally(item.claim, {item.url: stated}, {item.claim: stated}, True, True, True, True)
+
+
 def _key(text: str) -> str:
     return " ".join(text.casefold().replace(",", "").split())
 
 
 def _amounts(claim: str, question: Question) -> list[str]:
     found = []
-    for match in _AMOUNT.finditer(claim):
+    for match in _AMOUNT.finditer(without_identifiers(claim)):
         value, scale, unit = match.group(1), match.group(2), match.group(3)
         bare = not scale and not unit and "," not in value
         if value.replace(",", "") in question.numbers or (bare and _YEAR.fullmatch(value)):
             continue
         found.append(match.group(0).strip())
     return list(dict.fromkeys(found))
+
+
+def _owned_by_another(part: Part, claim: str, subject: str) -> bool:
+    """Whether the claim gives what the part asks of something else: "Recife: capital city
+    of Pernambuco" does not give Brazil's capital."""
+    if not part.type_word:
+        return False
+    owner = re.search(
+        rf"\b{re.escape(part.type_word)}\w*(?:\s+\w+)?\s+of\s+(?:the\s+)?([A-Z][\w'-]*)", claim
+    )
+    return owner is not None and owner.group(1).casefold() not in subject.casefold()
+
+
+def _placed(part: Part, text: str, claim: str) -> bool:
+    """Whether the claim puts the candidate where the part asks: "the country it stands in"
+    is answered by "... a volcano in Tanzania", "on which river" by "on the river Seine"."""
+    kind = rf"(?:{re.escape(part.type_word)}\w*\s+)?" if part.type_word else ""
+    said = rf"\b{part.preposition}\s+(?:the\s+)?{kind}{re.escape(text)}\b"
+    return re.search(said, claim, re.IGNORECASE) is not None
 
 
 def _typed(part: Part, text: str, claim: str) -> bool:

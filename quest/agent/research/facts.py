@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from quest.agent.research.answers import Ledger
 from quest.agent.research.figures import Figure, disagree, figures, share_a_figure
-from quest.agent.research.question import Question, key_terms, phrases, stem
+from quest.agent.research.question import Question, key_terms, numbers, phrases, stem
 from quest.agent.state import Fact
 from quest.search.tokens import normalise
 
@@ -185,9 +185,23 @@ def _supporting_urls(group: _Group, groups: list[_Group]) -> list[str]:
 
 def _agree(a: _Group, b: _Group) -> bool:
     if a.figures and b.figures:
-        return share_a_figure(a.figures, b.figures) and bool(a.matched & b.matched)
+        # Two amounts say what the claims measure; a shared year ("in 2026") says nothing.
+        amounts_a, amounts_b = _amounts(a.figures), _amounts(b.figures)
+        shared = (amounts_a, amounts_b) if amounts_a and amounts_b else (a.figures, b.figures)
+        return share_a_figure(*shared) and bool(a.matched & b.matched)
+    if set(phrases(a.claim)) != set(phrases(b.claim)):
+        return False  # "Paris 13e Arrondissement is a city in France" is not about Paris
+    # Claims that write different record numbers ("record 2172517", "record 2077456") name
+    # different records, however many words they share.
+    written_a, written_b = numbers(a.claim), numbers(b.claim)
+    if written_a and written_b and written_a != written_b:
+        return False
     union = a.terms | b.terms
     return bool(union) and len(a.terms & b.terms) / len(union) >= AGREEMENT
+
+
+def _amounts(found: tuple[Figure, ...]) -> tuple[Figure, ...]:
+    return tuple(figure for figure in found if not figure.year)
 
 
 def _subject(claim: str) -> str:

@@ -6,6 +6,9 @@ A figure is what the text writes, scaled by a following "thousand"/"million"/"bi
 "trillion"; its tolerance is half the unit of its last written digit ("47.6 million" is
 47,600,000 +/- 50,000; "330" is 330 +/- 0.5). Two figures are the same when they differ by no
 more than the larger tolerance. A plain four-digit number from 1000 to 2100 is read as a year.
+A number that names a record rather than measuring anything is no figure: one inside an address
+("https://www.geonames.org/2077456") or after an identifier word ("GeoNames record 2172517",
+"ISBN 0140449132").
 """
 
 from __future__ import annotations
@@ -15,6 +18,12 @@ from dataclasses import dataclass
 
 _FIGURE = re.compile(
     r"\b(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?\b(?:\s*(thousand|million|billion|trillion)\b)?",
+    re.IGNORECASE,
+)
+# An address, or an identifier word and the number it labels: both name a record, not a value.
+_NOT_A_FIGURE = re.compile(
+    r"\b(?:https?://|www\.)\S+"
+    r"|\b(?:record|id|identifier|isbn|issn|doi|no\.|code|number)\s*:?\s*#?\d[\d-]*",
     re.IGNORECASE,
 )
 _SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
@@ -37,7 +46,7 @@ def figures(text: str, *, leave_out: frozenset[str] = frozenset()) -> tuple[Figu
     """The figures of `text`, in order, except those written as in `leave_out` (the numbers a
     question already states are not what a source answers)."""
     found = []
-    for match in _FIGURE.finditer(text):
+    for match in _FIGURE.finditer(without_identifiers(text)):
         whole, decimals, scale = match.group(1), match.group(2) or "", match.group(3) or ""
         if _plain(whole, decimals) in leave_out:
             continue
@@ -47,6 +56,16 @@ def figures(text: str, *, leave_out: frozenset[str] = frozenset()) -> tuple[Figu
         year = not decimals and not scale and "," not in whole and FIRST_YEAR <= value <= LAST_YEAR
         found.append(Figure(match.group(0), value, tolerance, year))
     return tuple(found)
+
+
+def without_identifiers(text: str) -> str:
+    """`text` with every address and labelled record number blanked out."""
+    return _NOT_A_FIGURE.sub(_blank, text)
+
+
+def _blank(match: re.Match[str]) -> str:
+    """The identifier written over with spaces, so the other figures keep their places."""
+    return " " * len(match.group(0))
 
 
 def _plain(whole: str, decimals: str) -> str:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from quest.agent.prompts import unwrap_tool_response
 from quest.agent.protocol import parse_turn
 from quest.agent.research.answers import Ledger
+from quest.agent.research.described import noun_page
 from quest.agent.research.extract import person_resolved
 from quest.agent.research.facts import TRUSTED, UNTRUSTED, Evidence, fact_id, sort_evidence
 from quest.agent.research.figures import Figure, disagree, figures
@@ -84,6 +85,7 @@ class Notebook:
         self._seen_claims: set[tuple[str, str]] = set()
         self._by_attribute: dict[frozenset[str], list[tuple[tuple[Figure, ...], str]]] = {}
         self._pending: tuple[str, Mapping[str, object]] | None = None
+        self._pages: dict[str, tuple[str, str]] = {}  # url -> (what was read, its subject)
         self.said: list[Said] = []  # every sentence of the pages read, for research.extract
         self._url_prefix = ""  # how result addresses are made from titles, once seen
         self.first_results: list[str] = []  # the first search's result addresses, in order
@@ -196,25 +198,35 @@ class Notebook:
         """Keeps the page's best sentences; read again when the page turns out to be about
         the main answer, for what the other parts ask of it."""
         subject, before = page_subject(page.title), self.ledger.subject
+        self._pages[page.url] = (page.evidence, subject)
         kept = self._best_sentences(page.evidence, subject)
         for claim in kept:
             self._add_evidence(Evidence(claim, page.url))
-        if self.ledger.subject != before and self.ledger.on_subject_page(subject):
-            for claim in self._best_sentences(page.evidence, subject):
-                self._add_evidence(Evidence(claim, page.url))
+        if self.ledger.subject != before:
+            self._reread_subject_pages()
         return kept
+
+    def _reread_subject_pages(self) -> None:
+        """Every page read so far about the new main answer, read again for what the other
+        parts ask of it: the page about Brazil, read while the answer was still open, states
+        its capital."""
+        for url, (evidence, subject) in list(self._pages.items()):
+            if self.ledger.on_subject_page(subject):
+                for claim in self._best_sentences(evidence, subject):
+                    self._add_evidence(Evidence(claim, url))
 
     def _best_sentences(self, evidence: str, subject: str) -> list[str]:
         """The sentences that best answer the question or one of its parts, each with an
         opening pronoun replaced by the page's subject. On the page about the main answer
         every sentence speaks of it, named or not."""
         implied = subject if self.ledger.on_subject_page(subject) else ""
+        noun = noun_page(self.question, subject)  # the page about "burn": each use is relevant
         found: list[tuple[float, int, str]] = []
         for paragraph in evidence.split("\n\n"):
             for sentence in self._sentences(paragraph, subject):
                 matches = self._matches(f"{sentence} {implied}")
                 match = max(matches, key=lambda m: (m.relevant, m.score))
-                if match.relevant:
+                if match.relevant or (noun and noun in match.matched):
                     found.append((-match.score, len(found), sentence))
         keep = EVIDENCE_PER_PAGE + len(self.ledger.parts) - 1
         return [sentence for _, _, sentence in sorted(found)[:keep]]

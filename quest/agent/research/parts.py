@@ -19,7 +19,8 @@ from quest.search.tokens import STOPWORDS, normalise
 ENTITY, NUMBER, YEAR = "entity", "number", "year"
 WH_WORDS = frozenset({"which", "what", "who", "whom", "whose", "where", "when", "how"})
 IMPERATIVES = frozenset({"name", "give", "list", "state", "tell", "say", "identify", "find"})
-PRONOUNS = frozenset({"it", "its", "they", "their", "them", "he", "his", "she", "her"})
+# "there" stands for a place an earlier part names: "how many people live there".
+PRONOUNS = frozenset({"it", "its", "they", "their", "them", "he", "his", "she", "her", "there"})
 AUXILIARIES = frozenset({"is", "are", "was", "were", "did", "does", "do", "has", "have", "had"})
 ARTICLES = frozenset({"the", "a", "an", "its", "their", "his", "her", "me", "us"})
 # Head nouns whose answer is a measurement, and adjectives that ask for one after "how".
@@ -30,6 +31,10 @@ MEASURES = frozenset(
 )
 HOW_MEASURES = frozenset({"many", "much", "tall", "long", "high", "far", "big", "large", "old"})
 TIMES = frozenset({"year", "when", "date", "century"})
+# "how many people live there" asks for a population, the word pages state it with.
+HEADCOUNTS = frozenset({"people", "inhabitants", "residents", "persons"})
+POPULATION = "population"
+PLACINGS = frozenset({"in", "on", "at", "near", "from"})
 _WORD = re.compile(r"[^\W_][\w'\u2019-]*")
 _BOUNDARY = re.compile(r",?\s+and\s+|,\s*|;\s*")
 _SENTENCE = re.compile(r"(?<=[?.!])\s+")
@@ -41,6 +46,10 @@ class Part:
     kind: str  # ENTITY, NUMBER or YEAR
     type_word: str  # the answer's head noun as a key term ("mountain"), or ""
     refers: bool  # names the main subject by pronoun ("its height", "was it named")
+    measure: str = ""  # the measure asked for when the part does not name it ("population")
+    # Where the answer stands to the subject: "on which river does it lie" -> "on", "the
+    # country it stands in" -> "in"; a page states the answer after it ("on the river Seine").
+    preposition: str = ""
 
 
 def split_parts(question: str) -> tuple[Part, ...]:
@@ -77,7 +86,12 @@ def _part(text: str, later: bool) -> Part:
     refers = later and any(word in PRONOUNS for word in words)
     if head in TIMES or "when" in words[:2]:
         return Part(text, YEAR, "", refers)
+    if refers and words and (words[0] in PLACINGS or words[-1] in PLACINGS):
+        placing = words[0] if words[0] in PLACINGS else words[-1]
+        return Part(text, ENTITY, "" if head in STOPWORDS else stem(head), refers, "", placing)
     asks_how = any(a == "how" and b in HOW_MEASURES for a, b in itertools.pairwise(words))
+    if asks_how and any(a == "many" and b in HEADCOUNTS for a, b in itertools.pairwise(words)):
+        return Part(text, NUMBER, stem(POPULATION), refers, POPULATION)
     if head in MEASURES or asks_how:
         return Part(text, NUMBER, stem(head) if head in MEASURES else "", refers)
     return Part(text, ENTITY, "" if head in STOPWORDS else stem(head), refers)

@@ -160,8 +160,23 @@ class Question:
     def numbers(self) -> frozenset[str]:
         return numbers(self.text)
 
+    @cached_property
+    def common_terms(self) -> frozenset[str]:
+        """Terms a question written in sentence case uses only as common words ("a burn"):
+        in a text they mean something else where they only stand inside a name ("Robert
+        Burns"). A question typed all in lower case says nothing of the kind."""
+        if not self.text[:1].isupper():
+            return frozenset()
+        written: dict[str, bool] = {}
+        for word in _WORD.findall(self.text)[1:]:
+            term = stem(normalise(word))
+            written[term] = written.get(term, True) and word.islower()
+        return frozenset(t for t, lower in written.items() if lower) - self.entity_terms
+
     def match(self, text: str) -> Match:
         found = frozenset(key_terms(text)) & frozenset(self.terms)
+        if found & self.common_terms:
+            found -= _named_only(text, found & self.common_terms)
         total = len(self.terms) or 1
         return Match(
             matched=found,
@@ -204,6 +219,21 @@ class Question:
         query = f"{subject} {' '.join(self.attribute_words[:3])}".strip()
         lead = f"follow the lead {leads[0]}" if leads else "confirm with another source"
         return query or " ".join(self.terms), lead
+
+
+def _named_only(text: str, wanted: frozenset[str]) -> frozenset[str]:
+    """The terms of `wanted` that `text` writes only capitalised inside a sentence."""
+    common = set()
+    for found in _WORD.finditer(text):
+        term = stem(normalise(found.group()))
+        if term in wanted and (found.group()[:1].islower() or _opens(text, found.start())):
+            common.add(term)
+    return wanted - common
+
+
+def _opens(text: str, at: int) -> bool:
+    before = text[:at].rstrip()
+    return not before or before[-1] in ".!?:;\"'(\u201c"
 
 
 def _capitalised(word: str) -> bool:

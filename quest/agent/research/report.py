@@ -5,6 +5,7 @@ with [n] citations, then the numbered sources. Uncertain and untrusted facts sta
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 from quest.agent.research.answers import Ledger
@@ -13,6 +14,7 @@ from quest.agent.research.shape import Shape
 from quest.agent.research.tallies import Found
 from quest.agent.state import DRState, Fact
 
+_ASKED = re.compile(r"(?i)(?:which|what|who)(?:\s+\w+)?\s+(is|are|was|were)\s+(.+)$")
 MAX_FINDINGS = 8
 MAX_LEADS = 5
 UNSETTLED = (
@@ -80,15 +82,29 @@ def _direct(
     if not answers:
         return ""
     stated: dict[str, list[str]] = {}
-    for _, tally in answers:
+    for index, tally in answers:
         urls = sorted(tally.by_url, key=lambda url: -tally.by_url[url])
-        cited = stated.setdefault(tally.best_claim(), [])
+        claim = tally.best_claim()
+        if ledger.ranks(index, claim):
+            # A list ("the largest cities are Sydney, Melbourne, ...") answers in one name.
+            claim = plainly(ledger.parts[index].text, tally.text)
+        cited = stated.setdefault(claim, [])
         cited.extend(url for url in urls if url not in cited)
     answered = {index for index, _ in answers}
     missing = [p.text for i, p in enumerate(ledger.parts) if i not in answered]
     parts = [_cite(claim, urls, numbers) for claim, urls in stated.items()]
     parts += [f"Not established: {text}." for text in missing]
     return " ".join(parts)
+
+
+def plainly(part: str, answer: str) -> str:
+    """The part answered in a sentence: "which is Australia's largest city" -> "Australia's
+    largest city is Sydney."; "which city is the capital of X" -> "The capital of X is Y."."""
+    asked = _ASKED.match(part.strip())
+    if asked is None:
+        return f"{part.strip()}: {answer}."
+    verb, thing = asked.group(1), asked.group(2)
+    return f"{thing[:1].upper()}{thing[1:]} {verb} {answer}."
 
 
 def asks_exact(question: str) -> bool:
