@@ -22,11 +22,12 @@ from quest.corpus.domains.common import (
     current_countries,
     domain_url,
     folded,
+    geonames,
     page,
     provenance,
 )
 from quest.corpus.domains.model import DomainData, Entity
-from quest.corpus.geonames import MIN_CITY_POPULATION, geonames_records, geonames_url
+from quest.corpus.geonames import geonames_url
 from quest.corpus.model import CorpusError
 from quest.corpus.packages import package_file
 from quest.corpus.text import number
@@ -77,7 +78,7 @@ def _rows() -> list[Row]:
 def _cities() -> dict[tuple[str, str], tuple[str, str]]:
     """(country, folded city name) -> (GeoNames URL, name) of the largest such city with a
     GeoNames page, for the join from an airport to the city it serves."""
-    _, _, cities = geonames_records(min_city_population=MIN_CITY_POPULATION)
+    _, _, cities = geonames()
     found: dict[tuple[str, str], tuple[str, str]] = {}
     for city in cities:  # largest first: the first namesake wins
         key = (str(city["countrycode"]), folded(str(city["name"])))

@@ -12,7 +12,13 @@ from typing import Any
 
 import pycountry
 
-from quest.corpus.geonames import country_name, geonames_records, geonames_url
+from quest.corpus.geonames import (
+    MIN_CITY_POPULATION,
+    Record,
+    country_name,
+    geonames_records,
+    geonames_url,
+)
 from quest.corpus.model import CorpusError, Document
 
 HOST = "questweb.local"
@@ -112,8 +118,15 @@ class Countries:
 
 
 @functools.cache
+def geonames() -> tuple[dict[str, Record], dict[str, str], list[Record]]:
+    """GeoNames' countries, continents and cities of at least 100,000 people, read once for
+    every domain that joins to them (the records are shared: callers must not change them)."""
+    return geonames_records(min_city_population=MIN_CITY_POPULATION)
+
+
+@functools.cache
 def current_countries() -> Countries:
-    records, _, _ = geonames_records()
+    records, _, _ = geonames()
     kept: dict[str, Country] = {}
     left_out: dict[str, str] = {}
     for code, record in sorted(records.items()):

@@ -12,9 +12,8 @@ each one ("It borders France and Spain.", "Its capital is Paris.").
 from __future__ import annotations
 
 from quest.corpus.countryinfo import countryinfo_records
-from quest.corpus.domains.common import current_countries, same_place
+from quest.corpus.domains.common import current_countries, geonames, same_place
 from quest.corpus.domains.model import DomainData, Entity
-from quest.corpus.geonames import geonames_records
 
 NAME = "countries"
 
@@ -24,7 +23,7 @@ def build_countries(fetched_at: str) -> DomainData:
     del fetched_at
     data = DomainData(NAME)
     countries = current_countries()
-    records, continents, _ = geonames_records()
+    records, continents, _ = geonames()
     infos = countryinfo_records()
     alpha3 = {str(r["ISO"].get("alpha3")): code for code, r in infos.items()}
     for code, why in countries.left_out.items():

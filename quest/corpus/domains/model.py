@@ -40,6 +40,7 @@ class Fact:
     unit: str = ""
     is_entity: bool = False
     qualifier: str = ""  # an entity id the fact holds for: speakers of a language *in* a country
+    domain: str = ""  # the domain that stated it ("airports"): a task's categories come from it
 
 
 @dataclass(frozen=True)
@@ -71,10 +72,11 @@ class DomainData:
         *,
         qualifier: str = "",
     ) -> None:
-        self.facts.append(Fact(subject, relation, value, url, unit, qualifier=qualifier))
+        fact = Fact(subject, relation, value, url, unit, qualifier=qualifier, domain=self.name)
+        self.facts.append(fact)
 
     def link(self, subject: str, relation: str, target: str, url: str) -> None:
-        self.facts.append(Fact(subject, relation, target, url, is_entity=True))
+        self.facts.append(Fact(subject, relation, target, url, is_entity=True, domain=self.name))
 
     def drop(self, what: str, reason: str) -> None:
         self.dropped.append(Dropped(self.name, what, reason))

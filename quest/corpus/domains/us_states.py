@@ -18,12 +18,13 @@ from quest.corpus.domains.common import (
     current_countries,
     domain_url,
     folded,
+    geonames,
     page,
     provenance,
     same_place,
 )
 from quest.corpus.domains.model import DomainData, Entity
-from quest.corpus.geonames import MIN_CITY_POPULATION, geonames_records, geonames_url
+from quest.corpus.geonames import geonames_url
 from quest.corpus.text import listing
 
 NAME = "us_states"
@@ -51,7 +52,7 @@ def build_us_states(fetched_at: str) -> DomainData:
 
 def _state_cities() -> dict[tuple[str, str], str]:
     """(state abbreviation, folded name) -> GeoNames page of the largest such city."""
-    _, _, cities = geonames_records(min_city_population=MIN_CITY_POPULATION)
+    _, _, cities = geonames()
     found: dict[tuple[str, str], str] = {}
     for city in cities:
         if city["countrycode"] == "US":
