@@ -1,0 +1,187 @@
+"""The scripted researcher answers every part of a question that a page it read states (issue
+29): on the whole offline corpus, searched with BM25, for the demo questions and for questions
+of the same shapes about other places."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from quest.agent.loop import run_agent
+from quest.agent.research.figures import figures
+from quest.agent.scripted import ScriptedPolicy
+from quest.corpus import Document, corpus_write, load_offline
+from quest.rubric import Document as Page
+from quest.rubric import InMemoryDocumentStore, answer_reward, import_tree
+from quest.search.indexing import bm25_build
+from quest.tools.offline import offline_toolbox
+
+DEMO = Path(__file__).resolve().parents[3] / "fixtures" / "demo" / "tasks.jsonl"
+
+
+@pytest.fixture(scope="module")
+def documents() -> list[Document]:
+    return list(load_offline())
+
+
+@pytest.fixture(scope="module")
+def corpus(documents: list[Document], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("offline_corpus")
+    corpus_write(folder, documents)
+    bm25_build(folder)
+    return folder
+
+
+def answer_of(corpus: Path, question: str) -> str:
+    return run_agent(question, policy=ScriptedPolicy(), toolbox=offline_toolbox(corpus)).answer
+
+
+def answer_line(corpus: Path, question: str) -> str:
+    return answer_of(corpus, question).split("\n\n")[0]
+
+
+@pytest.mark.parametrize(
+    ("question", "population"),
+    [
+        (
+            "Which city is the capital of Australia, how many people live there according to "
+            "GeoNames, and which is Australia's largest city? Cite your sources.",
+            "367,752",
+        ),
+        (
+            "Which city is the capital of Canada, how many people live there according to "
+            "GeoNames, and which is Canada's largest city?",
+            "1,017,449",
+        ),
+        (
+            "Which city is the capital of Japan, and how many people live there according to "
+            "GeoNames?",
+            "9,733,276",
+        ),
+    ],
+)
+def test_how_many_people_live_there_is_the_capitals_population(
+    corpus: Path, question: str, population: str
+) -> None:
+    line = answer_line(corpus, question)
+    assert population in line
+    assert "Not established" not in line
+
+
+@pytest.mark.parametrize(
+    ("question", "plainly"),
+    [
+        (
+            "Which city is the capital of Australia, how many people live there according to "
+            "GeoNames, and which is Australia's largest city? Cite your sources.",
+            "Australia's largest city is Sydney",
+        ),
+    ],
+)
+def test_the_largest_city_is_named_plainly_from_a_ranked_list(
+    corpus: Path, question: str, plainly: str
+) -> None:
+    assert plainly in answer_line(corpus, question)
+
+
+@pytest.mark.parametrize(
+    ("question", "river"),
+    [
+        (
+            "What is the capital of France, on which river does it lie, and what is its "
+            "estimated city population? Cite your sources.",
+            "Seine",
+        ),
+        ("What is the capital of Austria, on which river does it lie, and what is its "
+         "population?", "Danube"),
+        ("What is the capital of the United Kingdom, and on which river does it lie?", "Thames"),
+        ("What is the capital of Hungary, and on which river does it lie?", "Danube"),
+    ],
+)  # fmt: skip
+def test_the_river_a_capital_lies_on_is_answered(corpus: Path, question: str, river: str) -> None:
+    line = answer_line(corpus, question)
+    assert river in line
+    assert "Not established" not in line
+
+
+def test_the_population_asked_of_paris_is_not_an_arrondissements(corpus: Path) -> None:
+    line = answer_line(
+        corpus,
+        "What is the capital of France, on which river does it lie, and what is its estimated "
+        "city population? Cite your sources.",
+    )
+    assert "2.04 million" in line
+    assert "Gobelins" not in line and "Arrondissement" not in line
+
+
+@pytest.mark.parametrize(
+    ("question", "capital"),
+    [
+        ("Which country in South America has the largest population, and what is its capital?",
+         "Brasília"),
+    ],
+)  # fmt: skip
+def test_its_capital_is_read_from_the_country_page(
+    corpus: Path, question: str, capital: str
+) -> None:
+    line = answer_line(corpus, question)
+    assert capital in line
+    assert "Not established" not in line
+
+
+def test_the_country_a_mountain_stands_in_is_the_one_its_page_places_it_in(corpus: Path) -> None:
+    line = answer_line(
+        corpus,
+        "Name the highest mountain in Africa, give its height in metres and the country it "
+        "stands in.",
+    )
+    assert "Tanzania" in line and "5,895 m" in line
+    assert "Not established" not in line
+
+
+def test_a_burn_is_the_injury_not_the_poet(corpus: Path) -> None:
+    question = "What is a burn, what kind of burn is most common, and where do burns mainly happen?"
+    line = answer_line(corpus, question)
+    assert "Robert Burns" not in line and "Sprat" not in line
+    assert "injury" in line and "thermal" in line and "home or the workplace" in line
+
+
+def test_record_numbers_are_no_figures() -> None:
+    assert figures("Source: GeoNames country record 2077456.") == ()
+    assert figures("See https://www.geonames.org/2077456 for it.") == ()
+    assert [f.text for f in figures("Its population is 367,752 (record 2172517).")] == ["367,752"]
+
+
+def test_no_lead_names_a_record_id_as_a_disputed_value(corpus: Path) -> None:
+    policy = ScriptedPolicy()
+    question = (
+        "Which city is the capital of Australia, how many people live there according to "
+        "GeoNames, and which is Australia's largest city? Cite your sources."
+    )
+    run_agent(question, policy=policy, toolbox=offline_toolbox(corpus))
+    assert policy._notebook is not None
+    state = policy._notebook.to_state()
+    reasons = " ".join(f.reason for f in (*state.trusted, *state.untrusted, *state.uncertain))
+    assert "2077456" not in reasons and "2172517" not in reasons
+
+
+def demo_task(demo_id: str) -> dict[str, object]:
+    for line in DEMO.read_text().splitlines():
+        record = json.loads(line)
+        if record["provenance"].get("demo_id") == demo_id:
+            return dict(record)
+    raise LookupError(demo_id)
+
+
+@pytest.mark.parametrize("demo_id", ["canberra", "kilimanjaro"])
+def test_the_demo_answer_earns_the_real_reward(
+    corpus: Path, documents: list[Document], demo_id: str
+) -> None:
+    task = demo_task(demo_id)
+    store = InMemoryDocumentStore([Page(d.url, d.title, d.text) for d in documents])
+    answer = answer_of(corpus, str(task["question"]))
+    assert "Not established" not in answer
+    reward = answer_reward(import_tree(task["rubric"]).tree, answer, store).value
+    assert reward is not None and reward >= 0.9
