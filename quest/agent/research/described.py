@@ -22,9 +22,13 @@ from quest.agent.research.question import Question, stem
 from quest.agent.research.reading import page_subject
 from quest.search.tokens import normalise
 
-FUNCTION_WORDS = AUXILIARIES | WH_WORDS | frozenset(
-    {"a", "an", "the", "of", "to", "in", "on", "at", "for", "by", "with", "and", "or", "kind"}
-    | {"type", "sort", "form"}
+FUNCTION_WORDS = (
+    AUXILIARIES
+    | WH_WORDS
+    | frozenset(
+        {"a", "an", "the", "of", "to", "in", "on", "at", "for", "by", "with", "and", "or", "kind"}
+        | {"type", "sort", "form"}
+    )
 )
 _WORD = re.compile(r"[^\W_][\w'-]*")
 
