@@ -39,7 +39,7 @@ from quest.agent import Budgets, PolicyTurn, RunResult, run_agent
 from quest.agent.prompts import split_user_prompt
 from quest.llm.types import LLMError, Message
 from quest.tools import Toolbox
-from quest.training.decoding import decode_batch
+from quest.training.decoding import Prefixes, decode_batch
 from quest.training.sessions import EarlierSession
 
 EARLIER = "earlier_sessions"
@@ -150,7 +150,8 @@ class BatchSampler:
 
     Each row keeps its tokens up to the end of its turn (a closed tool call or answer, or its
     end-of-turn token), at most its `room`, with the log-probs of the distribution it was
-    sampled from (what TRL's importance ratio starts from).
+    sampled from (what TRL's importance ratio starts from). A session's next turn feeds only what
+    was added since its last one: the keys and values of the rest are kept (`prefixes`).
     """
 
     def __init__(
@@ -165,6 +166,9 @@ class BatchSampler:
         self.pending: dict[int, tuple[list[int], int]] = {}
         self.answers: dict[int, tuple[list[int], list[float]] | BaseException] = {}
         self.tickets = 0
+        # The keys and values each session's last turn computed, for its next turn: valid for
+        # this sampler's life, which is one set of weights (one step's rollouts, one evaluation).
+        self.prefixes = Prefixes()
 
     def expect(self, rollouts: int) -> None:
         with self.ready:
@@ -206,6 +210,7 @@ class BatchSampler:
             temperature=self.temperature,
             logprobs=self.logprobs,
             text_of=lambda ids: str(self.tokenizer.decode(ids, skip_special_tokens=True)),
+            prefixes=self.prefixes,
         )
 
 

@@ -12,6 +12,14 @@ or read (quest.agent.protocol), so cutting it changes no action and saves its to
 Greedy at temperature 0; otherwise sampling from the full distribution at the temperature,
 with each sampled token's log-probability under that distribution (what a GRPO importance
 ratio starts from). Left padding; positions count from each row's first real token.
+
+**Prefix reuse.** An agent session's next turn is its last turn's ids plus what the loop added
+(tool output, the next header). With a `Prefixes` store, a row that ends keeps the keys and
+values of every token it fed, and a later row whose ids start with them feeds only the rest: its
+cached part sits right-aligned in the batch's cache block and its new tokens left-padded after
+it, the gap masked, so positions and attention are what a fresh prefill gives. The store is for
+one set of weights: make a new one when the weights change (a BatchSampler lives for one
+step's rollouts or one evaluation).
 """
 
 from __future__ import annotations
@@ -40,6 +48,33 @@ class _Row:
     logprobs: list[float] = field(default_factory=list)
 
 
+@dataclass
+class _Prefix:
+    ids: list[int]  # the tokens whose keys and values are kept
+    layers: list[tuple[Any, Any]]  # per layer (keys, values), each [heads, len(ids), dim]
+
+
+@dataclass
+class Prefixes:
+    """The keys and values of the rows the last decode ended, for the turns that continue them.
+    Only the last decode's rows are kept: every session still running asks again next round, so
+    older entries could only be stale. `reused` and `fed` count tokens, for the metrics."""
+
+    entries: list[_Prefix] = field(default_factory=list)
+    reused: int = 0
+    fed: int = 0
+
+    def longest(self, ids: list[int]) -> _Prefix | None:
+        """The longest kept prefix of `ids` that leaves at least one token to feed."""
+        best = None
+        for entry in self.entries:
+            size = len(entry.ids)
+            longer = best is None or size > len(best.ids)
+            if size < len(ids) and longer and ids[:size] == entry.ids:
+                best = entry
+        return best
+
+
 def decode_batch(
     model: Any,
     rows: Sequence[tuple[list[int], int]],
@@ -49,21 +84,23 @@ def decode_batch(
     temperature: float,
     logprobs: bool,
     text_of: Callable[[list[int]], str],
+    prefixes: Prefixes | None = None,
 ) -> list[tuple[list[int], list[float]]]:
     """For each (prompt ids, room) row: the sampled ids (ending at the end of the turn, at most
-    `room`) and their log-probs (zeros when `logprobs` is False). `text_of` decodes ids."""
+    `room`) and their log-probs (zeros when `logprobs` is False). `text_of` decodes ids.
+    With `prefixes`, rows continue from kept keys and values and leave theirs for the next."""
     import torch
 
     device = model.device
-    width = max(len(ids) for ids, _ in rows)
-    inputs = torch.tensor([[pad] * (width - len(ids)) + ids for ids, _ in rows], device=device)
-    mask = torch.tensor(
-        [[0] * (width - len(ids)) + [1] * len(ids) for ids, _ in rows], device=device
-    )
-    positions = (mask.cumsum(dim=1) - 1).clamp(min=0)
+    found = [prefixes.longest(ids) if prefixes is not None else None for ids, _ in rows]
+    inputs, mask, positions, cache = _first_feed(rows, found, pad, device)
+    if prefixes is not None:
+        reused = sum(len(p.ids) for p in found if p is not None)
+        prefixes.reused += reused
+        prefixes.fed += sum(len(ids) for ids, _ in rows) - reused
+    kept: list[_Prefix] = []
     out = [_Row(room) for _, room in rows]
     live = list(range(len(rows)))  # rows still decoding, in the batch's order
-    cache = None
     with torch.no_grad():
         while live:
             step = model(
@@ -83,6 +120,8 @@ def decode_batch(
                 row.logprobs.append(float(chosen_logprobs[slot]) if logprobs else 0.0)
                 if not _done(row, token, eos, text_of):
                     keep.append(slot)
+                elif prefixes is not None:  # all it fed: its prompt and its tokens but the last
+                    kept.append(_keep(cache, mask, slot, rows[index][0] + row.ids[:-1]))
             if not keep:
                 break
             if len(keep) < len(live):
@@ -93,7 +132,61 @@ def decode_batch(
             inputs = chosen.unsqueeze(1)
             mask = torch.cat([mask, mask.new_ones(len(live), 1)], dim=1)
             positions = positions[:, -1:] + 1
+    if prefixes is not None:
+        prefixes.entries = kept
     return [(row.ids, row.logprobs) for row in out]
+
+
+def _first_feed(
+    rows: Sequence[tuple[list[int], int]], found: list[_Prefix | None], pad: int, device: Any
+) -> tuple[Any, Any, Any, Any]:
+    """The first forward pass's input ids, attention mask, positions and cache: each row's kept
+    prefix right-aligned in the cache block, the rest of its ids left-padded after it."""
+    import torch
+    from transformers import DynamicCache
+
+    width = max((len(p.ids) for p in found if p is not None), default=0)
+    new = [
+        ids[len(p.ids) :] if p is not None else ids for (ids, _), p in zip(rows, found, strict=True)
+    ]
+    room = max(len(ids) for ids in new)
+    inputs = torch.tensor([[pad] * (room - len(ids)) + ids for ids in new], device=device)
+    mask = torch.tensor(
+        [
+            [0] * (width - (len(p.ids) if p else 0))
+            + [1] * (len(p.ids) if p else 0)
+            + [0] * (room - len(ids))
+            + [1] * len(ids)
+            for ids, p in zip(new, found, strict=True)
+        ],
+        device=device,
+    )
+    positions = (mask.cumsum(dim=1) - 1).clamp(min=0)[:, width:]
+    if not width:
+        return inputs, mask, positions, None
+    some = next(p for p in found if p is not None)
+    layers = []
+    for layer, (keys, values) in enumerate(some.layers):
+        heads, _, dim = keys.shape
+        block_k = keys.new_zeros(len(rows), heads, width, dim)
+        block_v = values.new_zeros(len(rows), values.shape[0], width, values.shape[2])
+        for row, p in enumerate(found):
+            if p is not None:
+                size = len(p.ids)
+                block_k[row, :, width - size :] = p.layers[layer][0]
+                block_v[row, :, width - size :] = p.layers[layer][1]
+        layers.append((block_k, block_v))
+    return inputs, mask, positions, DynamicCache(layers)
+
+
+def _keep(cache: Any, mask: Any, slot: int, ids: list[int]) -> _Prefix:
+    """A row's keys and values without the batch's padding."""
+    columns = mask[slot].bool()
+    layers = [
+        (layer.keys[slot][:, columns].clone(), layer.values[slot][:, columns].clone())
+        for layer in cache.layers
+    ]
+    return _Prefix(ids, layers)
 
 
 def _pick(logits: Any, temperature: float, logprobs: bool) -> tuple[Any, Any]:

@@ -106,3 +106,55 @@ def test_sampling_gives_each_token_its_log_prob_under_the_tempered_distribution(
         logits = model(torch.tensor([ids + sampled])).logits[0, len(ids) - 1 : -1] / 0.7
     expected = torch.log_softmax(logits, dim=-1).gather(1, torch.tensor(sampled)[:, None])
     assert logprobs == pytest.approx(expected[:, 0].tolist(), abs=1e-4)
+
+
+def _decode(model: Any, tokenizer: Any, rows: Any, prefixes: Any = None) -> Any:
+    return decode_batch(
+        model,
+        rows,
+        eos=int(tokenizer.eos_token_id),
+        pad=0,
+        temperature=0.0,
+        logprobs=True,
+        text_of=lambda ids: str(tokenizer.decode(ids)),
+        prefixes=prefixes,
+    )
+
+
+def test_a_next_turn_fed_from_kept_keys_and_values_decodes_as_a_fresh_prefill(
+    smollm2_tokenizer: Any,
+) -> None:
+    """Three sessions' second turn (their first turn's ids plus a tool response of a different
+    length each) and a new session in the same batch: with the kept prefixes only the added
+    tokens are fed, and the greedy tokens and their log-probs are a fresh prefill's."""
+    from quest.training.decoding import Prefixes
+
+    model = tiny_model(smollm2_tokenizer, seed=6).eval()
+    prefixes = Prefixes()
+    first = [([5, 9, 200, 31, 7, 1000], 4), ([44, 45], 7), ([300, 301, 302, 12], 5)]
+    turns = _decode(model, smollm2_tokenizer, first, prefixes)
+    assert len(prefixes.entries) == 3 and prefixes.reused == 0
+    before = prefixes.fed
+    added = [[17, 18, 19], [250], [60, 61, 62, 63, 64, 65, 66]]
+    second = [
+        (ids + sampled + extra, 6)
+        for (ids, _), (sampled, _), extra in zip(first, turns, added, strict=True)
+    ] + [([900, 901, 902], 6)]
+    cached = _decode(model, smollm2_tokenizer, second, prefixes)
+    fresh = _decode(model, smollm2_tokenizer, second)
+    assert [ids for ids, _ in cached] == [ids for ids, _ in fresh]
+    for (_, kept), (_, plain) in zip(cached, fresh, strict=True):
+        assert kept == pytest.approx(plain, abs=1e-4)
+    # Each continued row fed only its last sampled token and the tool response.
+    assert prefixes.reused == sum(len(ids) + len(s) - 1 for (ids, _), (s, _) in zip(first, turns))
+    assert prefixes.fed - before == sum(len(extra) + 1 for extra in added) + 3
+
+
+def test_a_kept_prefix_is_used_only_for_the_ids_it_starts() -> None:
+    from quest.training.decoding import Prefixes, _Prefix
+
+    prefixes = Prefixes([_Prefix([1, 2, 3], []), _Prefix([1, 2], []), _Prefix([7, 8], [])])
+    assert prefixes.longest([1, 2, 3, 4]).ids == [1, 2, 3]
+    assert prefixes.longest([1, 2, 9]).ids == [1, 2]
+    assert prefixes.longest([1, 2, 3]).ids == [1, 2], "at least one token is left to feed"
+    assert prefixes.longest([7, 9]) is None
