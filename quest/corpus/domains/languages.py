@@ -16,7 +16,8 @@ country (e.g. Kosovo XK).
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from collections import defaultdict
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from quest.corpus.domains.common import Countries, current_countries, domain_url, page, provenance
@@ -64,14 +65,15 @@ def build_languages(fetched_at: str) -> DomainData:
     for usage in usages:
         by_language[usage.code].append(usage)
     kept = {code: us for code, us in by_language.items() if _notable(us)}
+    names = _names(kept)
     for code in sorted(kept):
-        _language_page(data, code, kept[code], countries, footer, fetched_at)
+        _language_page(data, code, kept[code], names, countries, footer, fetched_at)
     by_country: dict[str, list[Usage]] = defaultdict(list)
     for spoken in kept.values():
         for usage in spoken:
             by_country[usage.territory].append(usage)
     for iso in sorted(by_country):
-        _country_page(data, iso, by_country[iso], countries, footer, fetched_at)
+        _country_page(data, iso, by_country[iso], names, countries, footer, fetched_at)
     return data
 
 
@@ -130,19 +132,23 @@ def _estimate(value: float) -> int:
     return int(float(f"{value:.3g}"))
 
 
-def _name(code: str) -> str:
-    return language(code).rsplit(" (", maxsplit=1)[0]
+def _names(codes: Iterable[str]) -> dict[str, str]:
+    """ISO 639 names; two languages of one name ("Tonga": to and toi) keep their codes."""
+    plain = {code: language(code).rsplit(" (", maxsplit=1)[0] for code in codes}
+    shared = Counter(plain.values())
+    return {code: name if shared[name] == 1 else language(code) for code, name in plain.items()}
 
 
 def _language_page(
     data: DomainData,
     code: str,
     usages: list[Usage],
+    names: Mapping[str, str],
     countries: Countries,
     footer: str,
     fetched_at: str,
 ) -> None:
-    name, url, entity = _name(code), language_url(code), f"language:{code}"
+    name, url, entity = names[code], language_url(code), f"language:{code}"
     data.entities.append(Entity(entity, "language", name, url))
     data.fact(entity, "iso_639_code", code, url)
     ranked = sorted(usages, key=lambda u: (-u.speakers, u.territory))
@@ -151,8 +157,8 @@ def _language_page(
         where = [u for u in ranked if u.status == status]
         if not where:
             continue
-        names = [countries.by_iso[u.territory].name for u in where]
-        sentences.append(template.format(name, listing(names)))
+        places = [countries.by_iso[u.territory].name for u in where]
+        sentences.append(template.format(name, listing(places)))
         for usage in where:
             data.link(entity, relation, f"country:{usage.territory}", url)
     for usage in ranked:
@@ -184,6 +190,7 @@ def _country_page(
     data: DomainData,
     iso: str,
     usages: list[Usage],
+    names: Mapping[str, str],
     countries: Countries,
     footer: str,
     fetched_at: str,
@@ -196,12 +203,12 @@ def _country_page(
         ("de_facto_official", "de_facto_official_language"),
         ("official_regional", "regional_official_language"),
     ):
-        names = [_name(u.code) for u in ranked if u.status == status]
-        if names:
-            sentences.append(_status_sentence(country.name, status, names))
+        listed = [names[u.code] for u in ranked if u.status == status]
+        if listed:
+            sentences.append(_status_sentence(country.name, status, listed))
         for usage in (u for u in ranked if u.status == status):
             data.link(entity, relation, f"language:{usage.code}", url)
-    spoken = [f"{_name(u.code)} (about {number(u.speakers)})" for u in ranked if u.speakers]
+    spoken = [f"{names[u.code]} (about {number(u.speakers)})" for u in ranked if u.speakers]
     if spoken:
         sentences.append(
             f"The languages spoken in {country.name}, by estimated number of speakers, are "

@@ -100,6 +100,9 @@ def test_the_domains_add_a_bounded_number_of_pages_at_stable_urls(
     added = sum(len(data.documents) for data in domains.values())
     assert 3_000 <= added <= 5_000
     assert len(pages) == added  # no two pages share a URL
+    # nor a title: two languages ISO 639 names alike ("Tonga": to, toi) keep their codes
+    assert len({doc.title for doc in pages.values()}) == added
+    assert "Tonga (toi) (language, CLDR)" in {doc.title for doc in pages.values()}
     for url in (
         element_url("Fe"),
         airport_url("LHR"),
