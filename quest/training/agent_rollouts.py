@@ -225,6 +225,8 @@ class RolloutStats:
     tool_calls: int = 0
     sessions: int = 0
     answered: int = 0
+    reused_tokens: int = 0  # prompt tokens continued from kept keys and values
+    fed_tokens: int = 0  # prompt tokens prefilled
 
     def add(self, result: RunResult, sessions: int) -> None:
         with _STATS_LOCK:
@@ -247,6 +249,8 @@ class RolloutStats:
             "rollout/tool_calls": self.tool_calls / n,
             "rollout/sessions": self.sessions / n,
             "rollout/answered": self.answered / n,
+            "rollout/prefix_reused": self.reused_tokens
+            / max(self.reused_tokens + self.fed_tokens, 1),
         }
         self.__init__()  # type: ignore[misc]
         return out
@@ -287,7 +291,11 @@ def make_rollout_func(
 
             batch.expect(len(prompts))
             with ThreadPoolExecutor(max_workers=len(prompts)) as pool:
-                return list(pool.map(one, prompts))
+                rows = list(pool.map(one, prompts))
+            with _STATS_LOCK:
+                stats.reused_tokens += batch.prefixes.reused
+                stats.fed_tokens += batch.prefixes.fed
+            return rows
 
         started = time.monotonic()
         tokenizer = trainer.processing_class

@@ -63,6 +63,7 @@ class Prefixes:
     entries: list[_Prefix] = field(default_factory=list)
     reused: int = 0
     fed: int = 0
+    enabled: bool = True  # False: nothing kept, every turn prefilled whole (a benchmark's baseline)
 
     def longest(self, ids: list[int]) -> _Prefix | None:
         """The longest kept prefix of `ids` that leaves at least one token to feed."""
@@ -120,7 +121,9 @@ def decode_batch(
                 row.logprobs.append(float(chosen_logprobs[slot]) if logprobs else 0.0)
                 if not _done(row, token, eos, text_of):
                     keep.append(slot)
-                elif prefixes is not None:  # all it fed: its prompt and its tokens but the last
+                elif (
+                    prefixes is not None and prefixes.enabled
+                ):  # all it fed: its prompt and its tokens but the last
                     kept.append(_keep(cache, mask, slot, rows[index][0] + row.ids[:-1]))
             if not keep:
                 break

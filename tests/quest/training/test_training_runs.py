@@ -108,6 +108,8 @@ def test_a_grpo_run_rolls_out_the_agent_with_the_corpus_tools_and_logs_the_rewar
     assert step["reward"] == 0.0 and step["reward_std"] == 0.0
     assert step["reward/base"] == 0.0 and step["reward/citation"] == 0.0
     assert step["rollout/turns"] >= 2 and step["rollout/answered"] == 0.0
+    # Turns after the first continue from their session's kept keys and values.
+    assert 0.0 < step["rollout/prefix_reused"] < 1.0
     assert math.isfinite(step["entropy"]) and step["completions/mean_length"] > 0
     shares = step["share/rollout"] + step["share/reward"] + step["share/optimisation"]
     assert step["share/rollout"] > 0 and shares == pytest.approx(1.0)
