@@ -51,6 +51,8 @@ _LABEL = re.compile(
     r"see|https?://\S*)\s*$",
     re.IGNORECASE,
 )
+# The label an answer line opens with ("**Answer:** Canberra …") is not part of its first claim.
+_ANSWER_LABEL = re.compile(r"^(?:(?:final|short)\s+)?answer\s*:\s*", re.IGNORECASE)
 _SPACES = re.compile(r"[ \t\r\n\f\v]+")
 _URL_OR_MARKER = re.compile(f"{_URL}|{_MARKER.pattern}")
 _STRIKE_TAG = re.compile(r"<(/?)(?:del|s|strike)\b[^>]*>", re.IGNORECASE)
@@ -420,7 +422,7 @@ def _sentences(flat: _Inline) -> Iterator[tuple[str, tuple[str, ...]]]:
     for offset, url in flat.anchors:
         cited[owner.of(offset)].append(url)
     for (start, end), urls in zip(spans, cited, strict=True):
-        sentence = _tidy(text[start:end])
+        sentence = _ANSWER_LABEL.sub("", _tidy(text[start:end]), count=1)
         if sentence:
             yield sentence, tuple(dict.fromkeys(urls))
 

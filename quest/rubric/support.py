@@ -67,6 +67,9 @@ CLAIM_REACH = 5  # words between a claim's figure and the relation word it is bo
 MAX_RUN = 24  # pronoun-led sentences a window follows (a GeoNames record has about ten)
 _PRONOUNS = word_set("it its he his she her they their this these its")
 _COPULAS = word_set("is are was were has have had")
+_SUBJECT_PRONOUNS = word_set("it he she they")
+# Words that open a phrase with no subject of its own, before the sentence's subject pronoun.
+_OPENING_PREPOSITIONS = word_set("in on at from since during after before until under near along")
 # Words that carry no relation of their own: generic verbs, units, approximations, sourcing,
 # and a table's "Fact | Value" header.
 _NEUTRAL = word_set("""
@@ -137,10 +140,16 @@ class _Sentence:
     owners: tuple[tuple[str, ...], ...]
 
     @classmethod
-    def of(cls, text: str, stand_in: tuple[str, ...] = ()) -> _Sentence:
+    def of(cls, text: str, stand_in: tuple[str, ...] = (), at: int = 0, drop: int = 1) -> _Sentence:
+        """With `stand_in`: the `drop` tokens from `at` (a pronoun, a "Short description"
+        label) replaced by the subject they stand for, which ends the sentence's subject."""
         tokens, owners = _tokens(text)
         if stand_in:
-            return cls(stand_in + tokens[1:], len(stand_in), ((),) * len(stand_in) + owners[1:])
+            return cls(
+                tokens[:at] + stand_in + tokens[at + drop :],
+                at + len(stand_in),
+                owners[:at] + ((),) * len(stand_in) + owners[at + drop :],
+            )
         copula = next((i for i, t in enumerate(tokens) if t in _COPULAS), 0)
         return cls(tokens, copula, owners)
 
@@ -313,9 +322,12 @@ def _windows(text: str, title: str) -> tuple[_Window, ...]:
     for start, end in sentence_spans(text):
         sentence = " ".join(text[start:end].split())
         words = tuple(fold(sentence).split())
-        led = bool(words) and words[0] in _PRONOUNS
-        stand_in = tuple(dict.fromkeys(entity + lead)) if led else ()
-        parsed = _Sentence.of(sentence, stand_in)
+        at, drop = _stands_for_subject(sentence, words)
+        led = bool(words) and words[0] in _PRONOUNS  # continues the sentence before it
+        stand_in = tuple(dict.fromkeys(entity + lead)) if drop else ()
+        if words[:2] == ("short", "description"):
+            stand_in = entity  # the page's own one-line description of its subject
+        parsed = _Sentence.of(sentence, stand_in, at, drop)
         lead = lead if led else parsed.subject_words()
         sentences.append((sentence, words + stand_in, led, parsed))
     windows: list[_Window] = []
@@ -333,6 +345,30 @@ def _windows(text: str, title: str) -> tuple[_Window, ...]:
             )
             windows.append(window)
     return tuple(windows)
+
+
+def _stands_for_subject(sentence: str, words: tuple[str, ...]) -> tuple[int, int]:
+    """Where the tokens that stand for the page's subject are, and how many: a leading
+    pronoun ("It is …"), the label of the page's short description ("Short description:
+    Capital of France."), or the pronoun that is the subject after an opening phrase with no
+    subject of its own ("Located on the river Seine, it is …", "In 1889, it became …"); a
+    clause with its own subject ("When the river floods, it …") is not one. (0, 0): none."""
+    if not words:
+        return 0, 0
+    if words[0] in _PRONOUNS:
+        return 0, 1
+    if words[:2] == ("short", "description"):
+        return 0, 2
+    opening, comma, rest = sentence.partition(",")
+    after = fold(rest).split()
+    before = fold(opening).split()
+    if not comma or not after or after[0] not in _SUBJECT_PRONOUNS or len(before) > 16:
+        return 0, 0
+    first = before[0]
+    if first in _OPENING_PREPOSITIONS or (first.endswith("ed") and first not in _COPULAS):
+        if not _COPULAS.intersection(before):
+            return len(_tokens(opening)[0]), 1
+    return 0, 0
 
 
 def _tokens(text: str) -> tuple[tuple[Token, ...], tuple[tuple[str, ...], ...]]:

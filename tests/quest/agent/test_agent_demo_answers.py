@@ -175,7 +175,20 @@ def demo_task(demo_id: str) -> dict[str, object]:
     raise LookupError(demo_id)
 
 
-@pytest.mark.parametrize("demo_id", ["canberra", "kilimanjaro"])
+def test_every_offline_demo_task_is_one_with_no_judge_leaves() -> None:
+    """The four the corpus answers have only deterministic checks; the other two need the web."""
+    offline = {
+        json.loads(line)["provenance"]["demo_id"]
+        for line in DEMO.read_text().splitlines()
+        if "question" in json.loads(line)
+    }
+    assert offline == {"canberra", "kilimanjaro", "paris", "burn-criteria"}
+    for demo_id in offline:
+        tree = import_tree(demo_task(demo_id)["rubric"]).tree
+        assert all(leaf.check and leaf.check.kind != "judge" for leaf in tree.leaves()), demo_id
+
+
+@pytest.mark.parametrize("demo_id", ["canberra", "kilimanjaro", "paris", "burn-criteria"])
 def test_the_demo_answer_earns_the_real_reward(
     corpus: Path, documents: list[Document], demo_id: str
 ) -> None:
