@@ -365,9 +365,9 @@ def _stands_for_subject(sentence: str, words: tuple[str, ...]) -> tuple[int, int
     if not comma or not after or after[0] not in _SUBJECT_PRONOUNS or len(before) > 16:
         return 0, 0
     first = before[0]
-    if first in _OPENING_PREPOSITIONS or (first.endswith("ed") and first not in _COPULAS):
-        if not _COPULAS.intersection(before):
-            return len(_tokens(opening)[0]), 1
+    subjectless = first in _OPENING_PREPOSITIONS or first.endswith("ed")
+    if subjectless and not _COPULAS.intersection(before):
+        return len(_tokens(opening)[0]), 1
     return 0, 0
 
 

@@ -146,7 +146,9 @@ def test_a_next_turn_fed_from_kept_keys_and_values_decodes_as_a_fresh_prefill(
     for (_, kept), (_, plain) in zip(cached, fresh, strict=True):
         assert kept == pytest.approx(plain, abs=1e-4)
     # Each continued row fed only its last sampled token and the tool response.
-    assert prefixes.reused == sum(len(ids) + len(s) - 1 for (ids, _), (s, _) in zip(first, turns))
+    assert prefixes.reused == sum(
+        len(ids) + len(sampled) - 1 for (ids, _), (sampled, _) in zip(first, turns, strict=True)
+    )
     assert prefixes.fed - before == sum(len(extra) + 1 for extra in added) + 3
 
 
