@@ -7,8 +7,11 @@ index built here for the scripted agent. Two batches of --count proposals each t
 whole funnel (MiniLM near-duplicate check and the scripted-agent baseline included): seed 1,
 the batch the generator was tuned on (dev), and seed 2, never looked at while writing it
 (held-out). Reported per batch: candidates a minute, how many pass each stage, accepted share,
-the measured class distribution against QUEST's targets, the duplicate rejection rate and the
-scripted agent's reward (mean and histogram).
+the measured class distribution against QUEST's targets, the duplicate rejection rate, the
+scripted agent's reward (mean, histogram, by family) and the share of tasks the top-hit answer
+solves (the question's first search hit, its title or first sentence given as the answer and
+cited, earns >= 0.5; quest.synthesis.difficulty): among the accepted tasks, and among the tasks
+that would be accepted without the difficulty stage (accepted or rejected there).
 
 A third, smaller batch of open-ended report tasks (seed 3) reports the same; their baseline
 reward is the RL discretisation of the scripted agent's relative score against the reference.
@@ -17,7 +20,7 @@ Baseline, in the same run through the same funnel: the synthesizer a user writes
 template ("What is the capital of X, and what is its population?") with the checks most task
 generators emit: the capital's name and the population anywhere in the answer, and a citation
 of the country's page. Goals: >= 90% accepted, all nine classes, a baseline reward that is
-neither ~0 nor ~1.
+neither ~0 nor ~1, the top-hit answer solving at most 10% of accepted tasks.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from quest.search.encoder import MiniLMEncoder
 from quest.search.indexing import bm25_build
 from quest.synthesis import STAGES, BatchSpec, Candidate, synthesize
 from quest.synthesis import funnel as fn
+from quest.synthesis.difficulty import TOP_HIT_MAX, difficulty_stage, search_of
 from quest.synthesis.kg import KnowledgeGraph
 from quest.synthesis.model import Stage
 from quest.synthesis.seeds import CLASS_TARGETS, CLASSES
@@ -91,7 +95,7 @@ def main() -> int:
     results["open-ended (seed 3)"] = report("open-ended (seed 3)", made, time.monotonic() - t0)
 
     t0 = time.monotonic()
-    naive = list(naive_batch(args.count, pages, distractors, encoder))
+    naive = list(naive_batch(args.count, pages, distractors, encoder, folder))
     results["baseline: one template"] = report("baseline: one template", naive,
                                                time.monotonic() - t0)  # fmt: skip
 
@@ -105,13 +109,17 @@ def main() -> int:
     print(f"classes present: {ours['classes_present']} vs {base['classes_present']}")
     print(f"candidates a minute: {ours['per_minute']:.0f} vs {base['per_minute']:.0f} "
           f"({ratio(ours['per_minute'], base['per_minute'])})")  # fmt: skip
+    print(f"top-hit answer solves, without the difficulty stage: {ours['top_hit_before']:.1%} "
+          f"vs {base['top_hit_before']:.1%}; accepted: {ours['top_hit_share']:.1%} vs "
+          f"{base['top_hit_share']:.1%}")  # fmt: skip
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2))
     ok = all(
-        r["accepted_share"] >= 0.9 and r["classes_present"] == 9
+        r["accepted_share"] >= 0.9 and r["classes_present"] == 9 and r["top_hit_share"] <= 0.1
         for k, r in results.items() if not k.startswith(("baseline", "open-ended"))
     )  # fmt: skip
-    print("\ngoals (>= 90% accepted, nine classes): " + ("met" if ok else "NOT met"))
+    print("\ngoals (>= 90% accepted, nine classes, top-hit answer solves <= 10%): "
+          + ("met" if ok else "NOT met"))  # fmt: skip
     mean = ours["baseline_mean"]
     print(
         f"scripted-agent baseline mean on the held-out batch: {mean:.3f} "
@@ -166,18 +174,51 @@ def report(label: str, made: list[Candidate], seconds: float) -> dict[str, Any]:
     reasons = Counter(c.rejected_at for c in made if not c.accepted)
     if reasons:
         print("  rejected at: " + ", ".join(f"{k} {v}" for k, v in reasons.most_common()))
+    top_hit = top_hit_shares(made, accepted)
+    print(f"  top-hit answer solves (>= {TOP_HIT_MAX}): {top_hit['top_hit_share']:.1%} of "
+          f"{top_hit['top_hit_measured']} accepted tasks measured; without the difficulty "
+          f"stage {top_hit['top_hit_before']:.1%} of {top_hit['would_accept']} "
+          f"({top_hit['would_accept'] / n if n else 0.0:.1%} accepted)")  # fmt: skip
     return {
         "candidates": n, "seconds": seconds, "per_minute": per_minute,
         "passed": dict(passed), "accepted": len(accepted), "accepted_share": share,
         "classes": dict(classes), "classes_present": len(classes), "duplicates": duplicates,
-        "baseline_rewards": rewards, "baseline_mean": mean,
+        "baseline_rewards": rewards, "baseline_mean": mean, **top_hit,
+        "baseline_by_family": {k: statistics.mean(v) for k, v in by_family.items()},
+    }  # fmt: skip
+
+
+def top_hit_shares(made: list[Candidate], accepted: list[Candidate]) -> dict[str, Any]:
+    """The share of tasks whose top-hit answer earns >= TOP_HIT_MAX: of the accepted ones, and
+    of those the funnel would accept without the difficulty stage (the stage only rejects for
+    that reason, and the baseline after it never rejects)."""
+    would = [*accepted, *(c for c in made if c.rejected_at == "difficulty")]
+
+    def share(tasks: list[Candidate]) -> tuple[float, int]:
+        rewards = [
+            float(s.detail["reward"]) for c in tasks
+            if (s := c.stage("difficulty")) is not None and s.detail.get("reward") is not None
+        ]  # fmt: skip
+        solved = sum(r >= TOP_HIT_MAX for r in rewards)
+        return (solved / len(rewards) if rewards else float("nan")), len(rewards)
+
+    after, measured = share(accepted)
+    before, _ = share(would)
+    return {
+        "top_hit_share": after, "top_hit_measured": measured, "top_hit_before": before,
+        "would_accept": len(would),
     }  # fmt: skip
 
 
 def naive_batch(
-    count: int, pages: CorpusStore, distractors: TitleDistractors, encoder: MiniLMEncoder
+    count: int,
+    pages: CorpusStore,
+    distractors: TitleDistractors,
+    encoder: MiniLMEncoder,
+    folder: Path,
 ) -> Iterator[Candidate]:
     """The one-template synthesizer, through the same funnel stages that apply to it."""
+    search = search_of(offline_toolbox(folder))
     kg = KnowledgeGraph.load()
     countries = [c for c in kg.countries.values() if c.capital and pages.get(c.url)]
     rng = random.Random(2)
@@ -209,6 +250,8 @@ def naive_batch(
             if stages[-1].passed:
                 stages.append(Stage("non_exclusive", True, "one valid answer"))
                 stages.append(duplicates.stage(question, (c.iso,), (c.iso,)))
+            if stages[-1].passed:
+                stages.append(difficulty_stage(question, compiled, pages, search))
                 if stages[-1].passed:
                     duplicates.add(question, (c.iso,), (c.iso,))
                     stages.append(Stage("baseline", True, "not run", {"reward": None}))

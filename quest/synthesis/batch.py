@@ -16,6 +16,7 @@ from quest.synthesis.kgsynth import KGSynthesizer, category_of
 from quest.synthesis.model import BatchSpec
 from quest.synthesis.open_ended import OpenEndedSynthesizer
 from quest.tools import Toolbox
+from quest.tools.protocols import SearchBackend
 
 MAX_TRIES = 6  # drafts per proposal before it is recorded as unbuildable
 
@@ -38,6 +39,7 @@ class Batch:
     keywords: Sequence[str] = ()
     keyword_source: Callable[[str], list[str]] | None = None
     open_ended: OpenEndedSynthesizer | None = None
+    search: SearchBackend | None = None  # the difficulty stage's top-hit search; None: not run
 
 
 def base_provenance(batch: Batch, index: int, target: str, generator: str) -> dict[str, Any]:

@@ -3,8 +3,9 @@
 Writes every accepted task as one line in the `/api/imports` format; `--report FILE` also
 writes every candidate (accepted or not) with the outcome and reason of each funnel stage.
 Progress goes to stderr, one line per candidate. DIR is a corpus directory
-(`python -m quest corpus load`); with its BM25 index built, the baseline stage runs the
-scripted agent on each accepted task. Bad input exits 1 with one line on stderr, and the output
+(`python -m quest corpus load`); with its BM25 index built, the difficulty stage rejects tasks
+that the question's first search hit already answers and the baseline stage runs the scripted
+agent on each accepted task. Bad input exits 1 with one line on stderr, and the output
 file is only replaced once the batch has finished.
 """
 
@@ -41,6 +42,11 @@ def register(subparsers: Any) -> None:
         help="subcategory weights, ';'-separated (default: least-used first)",
     )
     parser.add_argument("--no-baseline", action="store_true", help="skip the scripted agent")
+    parser.add_argument(
+        "--no-difficulty",
+        action="store_true",
+        help="keep tasks that the question's first search hit answers",
+    )
     parser.add_argument(
         "--open-ended",
         action="store_true",
@@ -146,7 +152,7 @@ def _inputs(args: argparse.Namespace, spec: BatchSpec) -> dict[str, Any]:
     _progress(f"reading {args.corpus} for distractors")
     distractors = TitleDistractors((d.url, d.title, d.text) for d in store.documents())
     toolbox_factory = None
-    if spec.baseline or spec.generator == "llm":
+    if spec.baseline or spec.generator == "llm" or not args.no_difficulty:
         from quest.search.hits import SearchError
         from quest.tools.offline import offline_toolbox
 
@@ -154,7 +160,7 @@ def _inputs(args: argparse.Namespace, spec: BatchSpec) -> dict[str, Any]:
             offline_toolbox(args.corpus)
             toolbox_factory = functools.partial(offline_toolbox, args.corpus)
         except SearchError as exc:
-            _progress(f"the baseline stage is skipped: {exc}")
+            _progress(f"the difficulty and baseline stages are skipped: {exc}")
     encoder = None
     if not args.no_encoder:
         from quest.search.encoder import MiniLMEncoder
@@ -173,6 +179,7 @@ def _inputs(args: argparse.Namespace, spec: BatchSpec) -> dict[str, Any]:
         "verifier": verifier,
         "judge": judge,
         "keywords": keywords,
+        "top_hit": not args.no_difficulty,
     }
 
 

@@ -8,8 +8,9 @@ citation, empty, master keys all stay under their limits) → red-team (quest.sy
 no answer the task's oracle calls wrong or uncommitted earns HACK_MIN) → non-exclusivity (other
 valid answers from the knowledge graph earn ≥ SOLUTION_MIN) → near-duplicate rejection (against
 the task store and the batch's accepted tasks: the same entities and facts, or MiniLM similarity
-of the questions ≥ DUPLICATE_COSINE) → baseline difficulty (the scripted agent's reward,
-recorded).
+of the questions ≥ DUPLICATE_COSINE) → difficulty (quest.synthesis.difficulty: the question's
+first search hit, given as the answer, earns under TOP_HIT_MAX) → baseline difficulty (the
+scripted agent's reward, recorded).
 """
 
 from __future__ import annotations

@@ -25,6 +25,7 @@ STAGES = (
     "redteam",
     "non_exclusive",
     "duplicate",
+    "difficulty",
     "baseline",
 )
 STAGE_LABELS = {
@@ -38,6 +39,7 @@ STAGE_LABELS = {
     "redteam": "Red-team finds no hack",
     "non_exclusive": "Other valid answers pass",
     "duplicate": "Not a near-duplicate",
+    "difficulty": "Top search hit does not solve it",
     "baseline": "Baseline difficulty",
 }
 MAX_BATCH = 2000

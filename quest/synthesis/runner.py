@@ -2,7 +2,7 @@
 
 The same function serves the CLI (`python -m quest synth`) and the app's Celery job; both pass
 the corpus pages (a DocumentStore), its distractors, the questions already in the task store
-and, for the baseline stage, a factory for the offline research toolbox.
+and, for the difficulty and baseline stages, a factory for the offline research toolbox.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from quest.rubric.judge import ChatClient
 from quest.rubric.model import FORMAT
 from quest.rubric.stats import tree_stats
 from quest.search.encoder import Encoder
-from quest.synthesis import funnel, proposer
+from quest.synthesis import difficulty, funnel, proposer
 from quest.synthesis.batch import MAX_TRIES, Batch, base_provenance, empty_record
 from quest.synthesis.facts import Draft, Fact, Unbuildable, max_chars, write_answer
 from quest.synthesis.kgsynth import GENERATOR, SUBCATEGORIES, KGSynthesizer, category_of
@@ -46,12 +46,14 @@ def synthesize(
     judge: ChatClient | None = None,
     keywords: Sequence[str] = (),
     keyword_source: Callable[[str], list[str]] | None = None,
+    top_hit: bool = True,
 ) -> Iterator[Candidate]:
     """One Candidate per proposal. The `llm` generator needs `llm` (the proposer) and
     `toolbox_factory` (its corpus tools); `verifier` defaults to `llm`, and `judge` decides
     judge leaves in the funnel (without one they stay undecided, and the probes reject).
     The proposer's seed keywords come from `keywords` (a CSV's), else from `keyword_source`
-    (quest.synthesis.keywords.CorpusKeywords), else the subcategory's name."""
+    (quest.synthesis.keywords.CorpusKeywords), else the subcategory's name. `top_hit` False
+    turns the difficulty stage off; it also needs `toolbox_factory` (its search) to run."""
     problems = spec.problems()
     if problems:
         raise SynthesisError("; ".join(problems))
@@ -72,8 +74,10 @@ def synthesize(
         category_weights=spec.categories,
         class_weights=spec.classes,
     )
-    if spec.baseline and toolbox_factory:
-        batch.run_agent = _agent_runner(batch.toolbox or toolbox_factory())
+    if toolbox_factory and (spec.baseline or top_hit):
+        toolbox = batch.toolbox or toolbox_factory()
+        batch.run_agent = _agent_runner(toolbox) if spec.baseline else None
+        batch.search = difficulty.search_of(toolbox) if top_hit else None
     for index in range(spec.count):
         if should_stop():
             return
@@ -228,7 +232,7 @@ def _funnel(
     subjects: tuple[str, ...],
 ) -> list[Stage]:
     """schema → complexity → solvability → soundness → red-team → non-exclusive → duplicate →
-    baseline; `alternatives` None: no other valid answer can be written (recorded as
+    difficulty → baseline; `alternatives` None: no other valid answer can be written (recorded as
     untested)."""
     stages: list[Stage] = []
     schema, compiled = funnel.schema_stage(record)
@@ -264,6 +268,12 @@ def _funnel(
             )
     if compiled is not None and stages[-1].passed:
         stages.append(batch.duplicates.stage(record["question"], entities, subjects))
+    if compiled is not None and stages[-1].passed:
+        stages.append(
+            difficulty.difficulty_stage(
+                record["question"], compiled, batch.pages, batch.search, batch.judge
+            )
+        )
     if compiled is not None and stages[-1].passed:
         stages.append(
             funnel.baseline_stage(
