@@ -8,6 +8,7 @@ from django.utils import timezone
 class JobKind(models.TextChoices):
     LOAD_WIKI = "load_wiki", "Load Wikipedia vital articles"
     LOAD_GEO = "load_geo", "Load GeoNames and countryinfo facts"
+    LOAD_DOMAINS = "load_domains", "Load the data domains (elements, airports, languages, …)"
     LOAD_JSONL = "load_jsonl", "Load a JSONL file"
     INDEX_BM25 = "index_bm25", "Build the BM25 index"
     INDEX_DENSE = "index_dense", "Build the dense index"

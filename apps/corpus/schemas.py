@@ -52,7 +52,13 @@ class CorpusOut(Schema):
 
 class JobIn(Schema):
     # A JSONL load comes with its file: POST /api/corpus/uploads.
-    kind: Literal[JobKind.LOAD_WIKI, JobKind.LOAD_GEO, JobKind.INDEX_BM25, JobKind.INDEX_DENSE]
+    kind: Literal[
+        JobKind.LOAD_WIKI,
+        JobKind.LOAD_GEO,
+        JobKind.LOAD_DOMAINS,
+        JobKind.INDEX_BM25,
+        JobKind.INDEX_DENSE,
+    ]
 
 
 class JobOut(Schema):

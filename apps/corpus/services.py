@@ -20,7 +20,7 @@ from apps.corpus.models import CorpusJob, JobKind, JobStatus
 log = logging.getLogger(__name__)
 
 MAX_JSONL_BYTES = 500 * 1024 * 1024
-LOAD_KINDS = (JobKind.LOAD_WIKI, JobKind.LOAD_GEO, JobKind.LOAD_JSONL)
+LOAD_KINDS = (JobKind.LOAD_WIKI, JobKind.LOAD_GEO, JobKind.LOAD_DOMAINS, JobKind.LOAD_JSONL)
 PROGRESS_SECONDS = 1.0
 ACTIVE = (JobStatus.QUEUED, JobStatus.RUNNING)
 WAITING = "waits for the load before it"
@@ -61,14 +61,19 @@ def corpus_job_enqueue(
 
 
 def corpus_bootstrap() -> list[CorpusJob]:
-    """On a fresh installation, queue the offline corpus: Wikipedia, then the geographic facts.
-    Each load builds BM25 at once; the last one queues the dense index."""
+    """On a fresh installation, queue the offline corpus: Wikipedia, the geographic facts, then
+    the data domains (`python -m quest corpus load --source all`). Each load builds BM25 at
+    once; the last one queues the dense index."""
     if (Path(settings.CORPUS_DIR) / "corpus.json").exists() or CorpusJob.objects.exists():
         return []
     first = _enqueue(JobKind.LOAD_WIKI, user=None)
-    # Two loads may not run side by side: the second waits as a row, started by the first.
-    second = CorpusJob.objects.create(kind=JobKind.LOAD_GEO, stage=WAITING)
-    return [first, second]
+    # Two loads may not run side by side: the others wait as rows, each started by the one
+    # before it, in the order they were made.
+    rest = [
+        CorpusJob.objects.create(kind=kind, stage=WAITING)
+        for kind in (JobKind.LOAD_GEO, JobKind.LOAD_DOMAINS)
+    ]
+    return [first, *rest]
 
 
 def corpus_recover_interrupted() -> list[CorpusJob]:
@@ -108,12 +113,14 @@ def _stage(job_id: int, stage: str) -> None:
 
 
 def _documents(job: CorpusJob, scratch: Path) -> tuple[Iterable[Any], Any]:
-    from quest.corpus import JsonlImport, load_geo, load_wikipedia
+    from quest.corpus import JsonlImport, load_domains, load_geo, load_wikipedia
 
     if job.kind == JobKind.LOAD_WIKI:
         return load_wikipedia(), None
     if job.kind == JobKind.LOAD_GEO:
         return load_geo(), None
+    if job.kind == JobKind.LOAD_DOMAINS:
+        return load_domains(), None
     path = scratch / "upload.jsonl"
     path.write_bytes(bytes(job.payload))
     importer = JsonlImport(path)
@@ -194,9 +201,11 @@ def _after_load() -> None:
     """Start the next waiting load, or else bring the dense index up to date."""
     from apps.corpus.tasks import cpu_corpus_job
 
-    waiting = CorpusJob.objects.filter(
-        status=JobStatus.QUEUED, kind__in=LOAD_KINDS, stage=WAITING
-    ).first()
+    waiting = (
+        CorpusJob.objects.filter(status=JobStatus.QUEUED, kind__in=LOAD_KINDS, stage=WAITING)
+        .order_by("pk")
+        .first()
+    )
     if waiting is not None:
         CorpusJob.objects.filter(pk=waiting.pk).update(stage="")
         cpu_corpus_job.delay(waiting.pk)

@@ -14,7 +14,13 @@ from apps.common.errors import DomainError
 from apps.corpus import selectors, services
 from apps.corpus.models import JobKind
 
-ADMIN_KINDS = (JobKind.LOAD_WIKI, JobKind.LOAD_GEO, JobKind.INDEX_BM25, JobKind.INDEX_DENSE)
+ADMIN_KINDS = (
+    JobKind.LOAD_WIKI,
+    JobKind.LOAD_GEO,
+    JobKind.LOAD_DOMAINS,
+    JobKind.INDEX_BM25,
+    JobKind.INDEX_DENSE,
+)
 
 
 def highlight(snippet: str, spans: Any) -> SafeString:

