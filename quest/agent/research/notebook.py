@@ -52,6 +52,9 @@ _SENTENCE_END = re.compile(
 )
 MAX_VALUES_PER_ATTRIBUTE = 20  # enough to see a clash; keeps each check O(1)
 _LABEL_FREE = re.compile(r"\s*\([^()]*\)\s*$")
+# A page's provenance line ("Source: GeoNames record 2172517."): where the page came from,
+# no fact about its subject, so never evidence or a lead.
+_PROVENANCE = re.compile(r"Source: ")
 MIN_RECORD_TITLES = 1  # a qualifier seen once in a result title may name a family of records
 UNREAD = "could not be read"
 GAZETTEERS = frozenset({"GeoNames"})  # record pages: a place's figures, not its description
@@ -191,6 +194,7 @@ class Notebook:
         return [
             sentence
             for raw in _SENTENCE_END.split(" ".join(paragraph.split()))
+            if not _PROVENANCE.match(raw)
             for sentence in _SENTENCE_END.split(resolve_subject(raw, subject))
         ]
 

@@ -163,8 +163,11 @@ def test_no_lead_names_a_record_id_as_a_disputed_value(corpus: Path) -> None:
     run_agent(question, policy=policy, toolbox=offline_toolbox(corpus))
     assert policy._notebook is not None
     state = policy._notebook.to_state()
-    reasons = " ".join(f.reason for f in (*state.trusted, *state.untrusted, *state.uncertain))
+    facts = (*state.trusted, *state.untrusted, *state.uncertain)
+    reasons = " ".join(f.reason for f in facts)
     assert "2077456" not in reasons and "2172517" not in reasons
+    # A page's provenance line is where it came from, not a fact or a lead.
+    assert not [f.claim for f in facts if f.claim.startswith("Source:")]
 
 
 def demo_task(demo_id: str) -> dict[str, object]:
