@@ -175,10 +175,12 @@ def report(label: str, made: list[Candidate], seconds: float) -> dict[str, Any]:
     if reasons:
         print("  rejected at: " + ", ".join(f"{k} {v}" for k, v in reasons.most_common()))
     top_hit = top_hit_shares(made, accepted)
+    solvers = ", ".join(f"{k} {v}" for k, v in top_hit["top_hit_solved_by"].items()) or "-"
     print(f"  top-hit answer solves (>= {TOP_HIT_MAX}): {top_hit['top_hit_share']:.1%} of "
           f"{top_hit['top_hit_measured']} accepted tasks measured; without the difficulty "
           f"stage {top_hit['top_hit_before']:.1%} of {top_hit['would_accept']} "
-          f"({top_hit['would_accept'] / n if n else 0.0:.1%} accepted)")  # fmt: skip
+          f"({top_hit['would_accept'] / n if n else 0.0:.1%} accepted); solved by its "
+          f"{solvers}")  # fmt: skip
     return {
         "candidates": n, "seconds": seconds, "per_minute": per_minute,
         "passed": dict(passed), "accepted": len(accepted), "accepted_share": share,
@@ -204,9 +206,13 @@ def top_hit_shares(made: list[Candidate], accepted: list[Candidate]) -> dict[str
 
     after, measured = share(accepted)
     before, _ = share(would)
+    solved_by = Counter(
+        str(s.detail.get("answer")) for c in would
+        if (s := c.stage("difficulty")) is not None and (s.detail.get("reward") or 0) >= TOP_HIT_MAX
+    )  # fmt: skip
     return {
         "top_hit_share": after, "top_hit_measured": measured, "top_hit_before": before,
-        "would_accept": len(would),
+        "would_accept": len(would), "top_hit_solved_by": dict(solved_by),
     }  # fmt: skip
 
 

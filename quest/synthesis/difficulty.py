@@ -1,14 +1,16 @@
 """The difficulty stage: a task the lazy answer already solves teaches a researcher nothing.
 
 The lazy answer searches the question once, as the agent's search tool would, and answers with
-the first hit alone: its title, or the opening sentence of its page, citing it. Each is scored
-with the task's real reward (quest.rubric.reward); when the better one earns TOP_HIT_MAX or more,
-the task is rejected, so that accepted tasks need reading past the first result.
+the first hit alone, citing it: its title, the snippet the results page shows, or the opening
+sentence of its page. Each is scored with the task's real reward (quest.rubric.reward); when the
+best earns TOP_HIT_MAX or more, the task is rejected, so that accepted tasks need reading past
+the first result.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,6 +26,8 @@ from quest.tools.search import MAX_QUERY_CHARS, SearchTool
 
 TOP_HIT_MAX = 0.5  # a task whose top-hit answer earns this much is too easy to keep
 NAME = "difficulty"
+# "Burundi (GeoNames)", "Georgia (country)": the qualifier is not part of the name.
+_QUALIFIER = re.compile(r"\s*\([^()]*\)$")
 
 
 def search_of(toolbox: Toolbox) -> SearchBackend | None:
@@ -33,15 +37,24 @@ def search_of(toolbox: Toolbox) -> SearchBackend | None:
 
 
 def top_hit_answers(hit: Hit, pages: DocumentStore) -> list[tuple[str, str]]:
-    """(what it answers with, the answer) for the lazy answers from one hit: its title, and the
-    first sentence of its page (of its snippet when the page is not in the store)."""
-    sources = f"\n\n[1]: {hit.url}"
-    answers = [("title", f"**Answer:** {' '.join(hit.title.split())} [1]{sources}")]
+    """(what it answers with, the answer) for the lazy answers from one hit, each citing it: its
+    title as it stands; its title, then its snippet (what the results page shows) and the first
+    sentence of its page, each ending with the title as the exact answer that QUEST's questions
+    ask for."""
+    title = " ".join(hit.title.split())
+    name = _QUALIFIER.sub("", title) or title
+    source, exact = f"\n\n[1]: {hit.url}", f"\n\nExact answer: {name}"
     page = pages.get(hit.url)
     opening = split_sentences(page.text if page is not None else hit.snippet)
-    if opening:
-        answers.append(("first sentence", f"**Answer:** {opening[0]} [1]{sources}"))
-    return answers
+    said = {
+        "title, exact": name,
+        "snippet": " ".join(hit.snippet.split()),
+        "first sentence": opening[0] if opening else "",
+    }
+    return [
+        ("title", f"**Answer:** {title} [1]{source}"),
+        *((kind, f"**Answer:** {text} [1]{exact}{source}") for kind, text in said.items() if text),
+    ]
 
 
 def difficulty_stage(

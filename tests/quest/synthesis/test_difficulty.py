@@ -108,7 +108,7 @@ def test_the_stage_records_the_reward_of_each_top_hit_answer_and_the_hit(
     compiled = task(EASY, "Mount Kilvar", "Mount Kilvar")
     detail = difficulty_stage(EASY, compiled, CorpusStore(corpus), search).detail
     assert detail["hit"] == {"url": WIKI + "Mount_Kilvar", "title": "Mount Kilvar"}
-    assert set(detail["rewards"]) == {"title", "first sentence"}
+    assert set(detail["rewards"]) == {"title", "title, exact", "snippet", "first sentence"}
     assert detail["reward"] == max(detail["rewards"].values())
 
 
