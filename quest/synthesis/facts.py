@@ -79,6 +79,10 @@ class Draft:
     exact: str = ""  # the committed answer a reference writes ("Exact answer: …")
     # The ground truth the red-team's oracle reads (quest.synthesis.oracle).
     oracle: dict[str, Any] = field(default_factory=dict)
+    # The domains its facts come from, first seen first, and the one its answer belongs to,
+    # which gives its category (quest.synthesis.categories).
+    domains: tuple[str, ...] = ("countries",)
+    topic: str = "countries"
 
 
 # ---------------------------------------------------------------- facts about one country

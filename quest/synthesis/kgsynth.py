@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 
 from quest.corpus.text import listing, number
 from quest.synthesis import clues
+from quest.synthesis.categories import TOPICS, topics_of
 from quest.synthesis.chains import chain_draft
 from quest.synthesis.facts import (
     EXACT_ASK,
@@ -43,30 +44,22 @@ from quest.synthesis.facts import (
     leaf,
     oracle,
 )
+from quest.synthesis.families import domain_draft
 from quest.synthesis.kg import Country, KnowledgeGraph, agrees, robust_threshold
+from quest.synthesis.kg_domains import DomainGraph
 from quest.synthesis.seeds import CATEGORY_OF, class_shape
 
 GENERATOR = "questweb kg synthesizer"
 # The subcategories a geography fact can be framed for, with the framing sentence.
 FRAMINGS: dict[str, tuple[str, ...]] = {
-    "Travel & Accommodation": (
-        "I am planning a long trip and want the basics straight before I book.",
-        "For a travel guide I am writing:",
-    ),
-    "Outdoor & Recreation": ("Planning an overland expedition:",),
-    "Ticketed Activities": ("Before buying tickets for a tour of the region:",),
-    "General Info.": ("", "A geography question:"),
-    "News": ("To check the background facts of a news story:",),
-    "Legal & Government Services": ("For a briefing on foreign governments:",),
-    "Real Estate": ("Comparing countries for a property investment:",),
-    "Finance & Investment": ("For a currency and market overview:",),
-    "Education & Learning": ("For a geography lesson:", "A quiz question for my students:"),
-    "Jobs & Career": ("Considering a job posting abroad:",),
-    "Research & Academia": ("For a comparative study of countries:",),
-    "Books & Reading": ("Fact-checking a travel book:",),
-    "Sports & Fitness": ("Planning a cycling tour across borders:",),
-    "Food & Cooking": ("Researching regional cuisines, I first need the geography:",),
-    "Shopping": ("Before ordering goods from abroad:",),
+    "General Info.": ("", "A geography question:", "For a geography lesson:"),
+    "Legal & Government Services": ("For a briefing on administrative divisions:", ""),
+    "Technology & Science": ("For a chemistry class:", ""),
+    "Research & Academia": ("For a history of science essay:", ""),
+    "Travel & Accommodation": ("I am planning a long trip:", "For a travel guide I am writing:"),
+    "Shopping": ("Shops close on public holidays, so before planning errands:", ""),
+    "Books & Reading": ("Before choosing which translations to read:", ""),
+    "Education & Learning": ("A civics quiz question for my students:", ""),
 }
 SUBCATEGORIES = tuple(FRAMINGS)
 POPULATION_STEPS = (
@@ -102,18 +95,33 @@ class KGSynthesizer:
         fewest = min(self.used[c.iso] for c in countries)
         return rng.choice([c for c in countries if self.used[c.iso] == fewest])
 
+    @functools.cached_property
+    def graph(self) -> DomainGraph:
+        return DomainGraph.load()
+
     def draft(self, subcategory: str, target: str, rng: random.Random) -> Draft:
+        """A draft whose topic is the subcategory's (quest.synthesis.categories): the domain
+        families for a data domain's subcategory, the country families for General Info. and
+        where the corpus lacks a domain's pages (then `categorise` gives General Info.)."""
         breadth, depth = class_shape(target)
-        if depth == 3:
-            made = self._chain(breadth, rng)
-        elif rng.random() < 0.5 and breadth >= 2:
-            made = self._find_k(breadth, depth, rng)
-        else:
-            made = self._lookup(breadth, depth, rng)
+        topics = [t for t in topics_of(subcategory) if t != "countries"]
+        try:  # the domain families; the country families where they cannot build it
+            made = domain_draft(
+                self.graph, topics, breadth=breadth, depth=depth, rng=rng, has_page=self.has_page
+            )
+        except Unbuildable:
+            made = self._country_draft(breadth, depth, rng)
         self.used.update(made.subjects[:1])
-        made.question = _frame(subcategory, made.question, rng)
+        made.question = _frame(TOPICS[made.topic], made.question, rng)
         made.tree_root["description"] = made.question
         return made
+
+    def _country_draft(self, breadth: int, depth: int, rng: random.Random) -> Draft:
+        if depth == 3:
+            return self._chain(breadth, rng)
+        if rng.random() < 0.5 and breadth >= 2:
+            return self._find_k(breadth, depth, rng)
+        return self._lookup(breadth, depth, rng)
 
     # lookup ------------------------------------------------------------------------------
     def _lookup(self, breadth: int, depth: int, rng: random.Random) -> Draft:
