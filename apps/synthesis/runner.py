@@ -84,13 +84,14 @@ def _inputs(batch: SynthesisBatch, spec: BatchSpec) -> dict[str, Any]:
     pages = corpus_store()
     if pages is None:
         raise Invalid("the corpus is empty: load it on the corpus page first")
-    tools = spec.baseline or spec.generator == "llm"  # the proposer researches with them
     return {
         "pages": pages,
         "distractors": corpus_distractors(),
         "existing_questions": task_selectors.task_questions(),
         "used_subcategories": task_selectors.subcategory_counts(),
-        "toolbox_factory": _research_tools() if tools else None,
+        # The difficulty stage searches with them, the baseline researches with them, and the
+        # llm proposer too: every batch has them.
+        "toolbox_factory": _research_tools(),
         "encoder": _encoder(),
         **(_llm_inputs(batch.model) if spec.generator == "llm" else {}),
         **(_keyword_inputs(batch) if spec.generator == "llm" else {}),

@@ -21,6 +21,7 @@ from quest.rubric.stats import tree_stats
 from quest.search.encoder import Encoder
 from quest.synthesis import difficulty, funnel, proposer
 from quest.synthesis.batch import MAX_TRIES, Batch, base_provenance, empty_record
+from quest.synthesis.categories import categorise
 from quest.synthesis.facts import Draft, Fact, Unbuildable, max_chars, write_answer
 from quest.synthesis.kgsynth import GENERATOR, SUBCATEGORIES, KGSynthesizer, category_of
 from quest.synthesis.model import BatchSpec, Candidate, Stage, SynthesisError
@@ -289,7 +290,11 @@ def _funnel(
 
 
 def task_record(draft: Draft, subcategory: str, provenance: dict[str, Any]) -> dict[str, Any]:
+    """The accepted-task record of a draft. Its category and subcategory follow the domains of
+    its facts (quest.synthesis.categories), not the seed it was asked for: a country task drawn
+    for "Travel & Accommodation" on a corpus without airports is General Info."""
     reference = write_answer(draft.facts, exact=draft.exact)
+    category, subcategory, domains = categorise(draft)
     _limit_length(draft.tree_root, max_chars(reference))
     rubric = {
         "format": FORMAT,
@@ -301,7 +306,7 @@ def task_record(draft: Draft, subcategory: str, provenance: dict[str, Any]) -> d
     return {
         "question": draft.question,
         "type": "objective",
-        "category": category_of(subcategory),
+        "category": category,
         "subcategory": subcategory,
         "complexity": stats["complexity"],
         "rubric": rubric,
@@ -311,6 +316,7 @@ def task_record(draft: Draft, subcategory: str, provenance: dict[str, Any]) -> d
         "provenance": {
             **provenance,
             "family": draft.family,
+            "domains": domains,
             "entities": list(draft.entities),
             "notes": draft.notes,
         },

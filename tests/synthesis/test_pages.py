@@ -59,7 +59,8 @@ def test_every_role_reads_the_batches_a_batch_and_a_candidate(
     assert candidate is not None
     detail = client.get(f"/synthesis/candidates/{candidate.pk}/").content.decode()
     assert escape(candidate.question) in detail  # it asks for 'Exact answer: <country>'
-    assert detail.count('class="stage stage-passed"') == 8  # the red-team's stage among them
+    # The red-team's and the difficulty stage among them.
+    assert detail.count('class="stage stage-passed"') == 9
     assert 'data-testid="tree"' in detail and 'data-node="root"' in detail
     assert 'data-testid="reference-answer"' in detail
     assert f'href="/tasks/{candidate.task_id}/"' in detail
@@ -69,13 +70,13 @@ def test_every_role_reads_the_batches_a_batch_and_a_candidate(
 
 def test_an_admin_starts_a_batch_from_the_form(client: Client, admin: User) -> None:
     _login(client, admin)
-    form = {"generator": "kg", "count": "5", "seed": "11", "category:News": "2",
+    form = {"generator": "kg", "count": "5", "seed": "11", "category:General Info.": "2",
             "category:Shopping": "", "class:C2": "1"}  # fmt: skip
     created = client.post("/synthesis/", form)
     batch = SynthesisBatch.objects.get()
     assert created.status_code == 302 and created["Location"] == f"/synthesis/{batch.pk}/"
     assert batch.spec == {"generator": "kg", "count": 5, "seed": 11,
-                          "categories": {"News": 2.0}, "classes": {"C2": 1.0},
+                          "categories": {"General Info.": 2.0}, "classes": {"C2": 1.0},
                           "baseline": False, "open_ended": False,
                           "proposer_turns": 30}  # fmt: skip
     page = client.get(created["Location"]).content.decode()

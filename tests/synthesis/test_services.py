@@ -317,16 +317,19 @@ def test_a_campaign_needs_a_batch_that_ended_with_accepted_candidates(admin: Use
 
 
 def test_spec_parsing_keeps_weights_and_the_engine_reads_them_back() -> None:
-    spec = services.spec_parse({"count": 3, "categories": {"News": 2}, "classes": {"C2": 1}})
+    spec = services.spec_parse(
+        {"count": 3, "categories": {"General Info.": 2}, "classes": {"C2": 1}}
+    )
     assert services.spec_load(services.spec_json(spec)) == spec
 
 
 def test_the_category_and_class_mix_steer_what_the_batch_proposes(
     admin: User, run_batch: Callable[..., SynthesisBatch]
 ) -> None:
-    batch = run_batch(admin, count=4, seed=8, categories={"News": 1}, classes={"C2": 1})
+    # The category follows the task's domains: this corpus has countries only.
+    batch = run_batch(admin, count=4, seed=8, categories={"General Info.": 1}, classes={"C2": 1})
     candidates = list(batch.candidates.all())
-    assert {(c.category, c.subcategory) for c in candidates} == {("Misc.", "News")}
+    assert {(c.category, c.subcategory) for c in candidates} == {("Misc.", "General Info.")}
     assert {c.target_class for c in candidates} == {"C2"}
 
 
