@@ -19,11 +19,11 @@ from collections.abc import Mapping, Sequence
 
 from quest.corpus.domains.common import (
     Countries,
+    Publisher,
     current_countries,
     domain_url,
     folded,
     geonames,
-    page,
     provenance,
 )
 from quest.corpus.domains.model import DomainData, Entity
@@ -54,15 +54,21 @@ def country_airports_url(iso: str) -> str:
 def build_airports(fetched_at: str) -> DomainData:
     data = DomainData(NAME)
     countries = current_countries()
-    footer = provenance(PIP_NAME, "airportsdata's airports.csv", LICENCE)
+    site = Publisher(
+        SOURCE,
+        LICENCE,
+        provenance(PIP_NAME, "airportsdata's airports.csv", LICENCE),
+        fetched_at,
+        "Aviation",
+    )
     cities = _cities()
     kept = _kept(data, _rows(), countries, cities)
     by_country: dict[str, list[Row]] = defaultdict(list)
     for row in kept:
         by_country[row["country"]].append(row)
-        _airport(data, row, countries, cities, footer, fetched_at)
+        _airport(data, row, countries, cities, site)
     for iso in sorted(by_country):
-        _country_page(data, iso, by_country[iso], countries, footer, fetched_at)
+        _country_page(data, iso, by_country[iso], countries, site)
     return data
 
 
@@ -125,8 +131,7 @@ def _airport(
     row: Row,
     countries: Countries,
     cities: Mapping[tuple[str, str], tuple[str, str]],
-    footer: str,
-    fetched_at: str,
+    site: Publisher,
 ) -> None:
     iata, name = row["iata"], row["name"]
     country = countries.by_iso[row["country"]]
@@ -153,16 +158,7 @@ def _airport(
         data.entities.append(Entity(city_id, "city", city[1], city[0]))
         data.link(entity, "serves", city_id, url)
     data.documents.append(
-        page(
-            url=url,
-            title=f"{name} ({iata}), {country.name} (airportsdata)",
-            sentences=sentences,
-            source=SOURCE,
-            licence=LICENCE,
-            footer=footer,
-            fetched_at=fetched_at,
-            topic="Aviation",
-        )
+        site.page(url, f"{name} ({iata}), {country.name} (airportsdata)", sentences)
     )
 
 
@@ -171,8 +167,7 @@ def _country_page(
     iso: str,
     rows: list[Row],
     countries: Countries,
-    footer: str,
-    fetched_at: str,
+    site: Publisher,
 ) -> None:
     country = countries.by_iso[iso]
     url = country_airports_url(iso)
@@ -197,15 +192,4 @@ def _country_page(
             f"The lowest of them is {low['name']} ({low['iata']}) at {_elevation(_feet(low))}."
         )
         data.link(entity, "lowest_airport", f"airport:{low['iata']}", url)
-    data.documents.append(
-        page(
-            url=url,
-            title=f"Airports of {country.name} (airportsdata)",
-            sentences=sentences,
-            source=SOURCE,
-            licence=LICENCE,
-            footer=footer,
-            fetched_at=fetched_at,
-            topic="Aviation",
-        )
-    )
+    data.documents.append(site.page(url, f"Airports of {country.name} (airportsdata)", sentences))

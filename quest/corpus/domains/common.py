@@ -45,26 +45,27 @@ def provenance(pip_name: str, detail: str, licence: str) -> str:
     )
 
 
-def page(
-    *,
-    url: str,
-    title: str,
-    sentences: Sequence[str],
-    source: str,
-    licence: str,
-    footer: str,
-    fetched_at: str,
-    topic: str,
-) -> Document:
-    return Document(
-        url=url,
-        title=title,
-        text=" ".join([*sentences, footer]),
-        source=source,
-        licence=licence,
-        fetched_at=fetched_at,
-        topic=topic,
-    )
+@dataclass(frozen=True)
+class Publisher:
+    """What every page of one domain shares: its source, licence, provenance footer, load time
+    and topic."""
+
+    source: str
+    licence: str
+    footer: str
+    fetched_at: str
+    topic: str
+
+    def page(self, url: str, title: str, sentences: Sequence[str]) -> Document:
+        return Document(
+            url=url,
+            title=title,
+            text=" ".join([*sentences, self.footer]),
+            source=self.source,
+            licence=self.licence,
+            fetched_at=self.fetched_at,
+            topic=self.topic,
+        )
 
 
 def folded(name: str) -> str:

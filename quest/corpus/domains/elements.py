@@ -15,7 +15,7 @@ import sqlite3
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from quest.corpus.domains.common import country_iso, domain_url, page, provenance
+from quest.corpus.domains.common import Publisher, country_iso, domain_url, provenance
 from quest.corpus.domains.model import DomainData, Entity
 from quest.corpus.model import CorpusError
 from quest.corpus.packages import package_file
@@ -48,9 +48,15 @@ def element_url(symbol: str) -> str:
 
 def build_elements(fetched_at: str) -> DomainData:
     data = DomainData(NAME)
-    footer = provenance(PIP_NAME, "mendeleev's elements.db", LICENCE)
+    site = Publisher(
+        SOURCE,
+        LICENCE,
+        provenance(PIP_NAME, "mendeleev's elements.db", LICENCE),
+        fetched_at,
+        "Chemistry",
+    )
     for row in _rows():
-        _element(data, row, footer, fetched_at)
+        _element(data, row, site)
     return data
 
 
@@ -65,7 +71,7 @@ def _rows() -> Iterator[Row]:
     yield from rows
 
 
-def _element(data: DomainData, row: Row, footer: str, fetched_at: str) -> None:
+def _element(data: DomainData, row: Row, site: Publisher) -> None:
     name, symbol = str(row["name"]), str(row["symbol"])
     url = element_url(symbol)
     entity = f"element:{symbol}"
@@ -81,18 +87,7 @@ def _element(data: DomainData, row: Row, footer: str, fetched_at: str) -> None:
     sentences += _discovery(data, entity, row, url)
     if row["name_origin"]:
         sentences.append(f"Its name comes from {str(row['name_origin']).rstrip('.')}.")
-    data.documents.append(
-        page(
-            url=url,
-            title=f"{name} (mendeleev)",
-            sentences=sentences,
-            source=SOURCE,
-            licence=LICENCE,
-            footer=footer,
-            fetched_at=fetched_at,
-            topic="Chemistry",
-        )
-    )
+    data.documents.append(site.page(url, f"{name} (mendeleev)", sentences))
 
 
 def _placement(data: DomainData, entity: str, row: Row, url: str) -> list[str]:

@@ -20,7 +20,13 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from quest.corpus.domains.common import Countries, current_countries, domain_url, page, provenance
+from quest.corpus.domains.common import (
+    Countries,
+    Publisher,
+    current_countries,
+    domain_url,
+    provenance,
+)
 from quest.corpus.domains.model import DomainData, Entity
 from quest.corpus.model import CorpusError
 from quest.corpus.packages import package_file
@@ -59,7 +65,13 @@ def country_languages_url(iso: str) -> str:
 def build_languages(fetched_at: str) -> DomainData:
     data = DomainData(NAME)
     countries = current_countries()
-    footer = provenance(PIP_NAME, "CLDR's territory and language data", LICENCE)
+    site = Publisher(
+        SOURCE,
+        LICENCE,
+        provenance(PIP_NAME, "CLDR's territory and language data", LICENCE),
+        fetched_at,
+        "Languages",
+    )
     usages = _usages(data, countries)
     by_language: dict[str, list[Usage]] = defaultdict(list)
     for usage in usages:
@@ -67,13 +79,13 @@ def build_languages(fetched_at: str) -> DomainData:
     kept = {code: us for code, us in by_language.items() if _notable(us)}
     names = _names(kept)
     for code in sorted(kept):
-        _language_page(data, code, kept[code], names, countries, footer, fetched_at)
+        _language_page(data, code, kept[code], names, countries, site)
     by_country: dict[str, list[Usage]] = defaultdict(list)
     for spoken in kept.values():
         for usage in spoken:
             by_country[usage.territory].append(usage)
     for iso in sorted(by_country):
-        _country_page(data, iso, by_country[iso], names, countries, footer, fetched_at)
+        _country_page(data, iso, by_country[iso], names, countries, site)
     return data
 
 
@@ -145,8 +157,7 @@ def _language_page(
     usages: list[Usage],
     names: Mapping[str, str],
     countries: Countries,
-    footer: str,
-    fetched_at: str,
+    site: Publisher,
 ) -> None:
     name, url, entity = names[code], language_url(code), f"language:{code}"
     data.entities.append(Entity(entity, "language", name, url))
@@ -172,18 +183,7 @@ def _language_page(
             qualifier = f"country:{country.iso}"
             data.fact(entity, "speakers", usage.speakers, url, "people", qualifier=qualifier)
             data.fact(entity, "population_share", usage.percent, url, "%", qualifier=qualifier)
-    data.documents.append(
-        page(
-            url=url,
-            title=f"{name} (language, CLDR)",
-            sentences=sentences,
-            source=SOURCE,
-            licence=LICENCE,
-            footer=footer,
-            fetched_at=fetched_at,
-            topic="Languages",
-        )
-    )
+    data.documents.append(site.page(url, f"{name} (language, CLDR)", sentences))
 
 
 def _country_page(
@@ -192,8 +192,7 @@ def _country_page(
     usages: list[Usage],
     names: Mapping[str, str],
     countries: Countries,
-    footer: str,
-    fetched_at: str,
+    site: Publisher,
 ) -> None:
     country, url, entity = countries.by_iso[iso], country_languages_url(iso), f"country:{iso}"
     ranked = sorted(usages, key=lambda u: (-u.speakers, u.code))
@@ -215,15 +214,10 @@ def _country_page(
             f"{listing(spoken)}."
         )
     data.documents.append(
-        page(
-            url=url,
-            title=f"Languages of {country.name} (CLDR)",
-            sentences=sentences or [f"CLDR lists no major language for {country.name}."],
-            source=SOURCE,
-            licence=LICENCE,
-            footer=footer,
-            fetched_at=fetched_at,
-            topic="Languages",
+        site.page(
+            url,
+            f"Languages of {country.name} (CLDR)",
+            sentences or [f"CLDR lists no major language for {country.name}."],
         )
     )
 

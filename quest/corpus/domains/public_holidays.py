@@ -14,7 +14,13 @@ from __future__ import annotations
 from collections import Counter
 from datetime import date
 
-from quest.corpus.domains.common import Countries, current_countries, domain_url, page, provenance
+from quest.corpus.domains.common import (
+    Countries,
+    Publisher,
+    current_countries,
+    domain_url,
+    provenance,
+)
 from quest.corpus.domains.model import DomainData, Entity
 from quest.corpus.text import number
 
@@ -35,7 +41,13 @@ def build_holidays(fetched_at: str) -> DomainData:
 
     data = DomainData(NAME)
     countries = current_countries()
-    footer = provenance(PIP_NAME, f"the holidays package's rules for {YEAR}", LICENCE)
+    site = Publisher(
+        SOURCE,
+        LICENCE,
+        provenance(PIP_NAME, f"the holidays package's rules for {YEAR}", LICENCE),
+        fetched_at,
+        "Culture",
+    )
     for iso in sorted(code for code in holidays.list_supported_countries() if len(code) == 2):
         if countries.get(iso) is None:
             data.drop(f"holidays of {iso}", "not a current ISO 3166-1 country")
@@ -46,7 +58,7 @@ def build_holidays(fetched_at: str) -> DomainData:
             data.drop(f"holidays of {iso}", "the package names them in no English form")
             continue
         days = holidays.country_holidays(iso, years=YEAR, language=language or None)
-        _country_page(data, iso, sorted(days.items()), countries, footer, fetched_at)
+        _country_page(data, iso, sorted(days.items()), countries, site)
     return data
 
 
@@ -64,8 +76,7 @@ def _country_page(
     iso: str,
     days: list[tuple[date, str]],
     countries: Countries,
-    footer: str,
-    fetched_at: str,
+    site: Publisher,
 ) -> None:
     country, url, entity = countries.by_iso[iso], holidays_url(iso), f"country:{iso}"
     seen: Counter[str] = Counter()
@@ -85,16 +96,7 @@ def _country_page(
         data.fact(holiday, "date", day.isoformat(), url, "date")
         data.fact(holiday, "name", name, url)
     data.documents.append(
-        page(
-            url=url,
-            title=f"Public holidays in {country.name}, {YEAR} (holidays)",
-            sentences=sentences,
-            source=SOURCE,
-            licence=LICENCE,
-            footer=footer,
-            fetched_at=fetched_at,
-            topic="Culture",
-        )
+        site.page(url, f"Public holidays in {country.name}, {YEAR} (holidays)", sentences)
     )
 
 

@@ -14,7 +14,13 @@ from typing import Any
 
 import pycountry
 
-from quest.corpus.domains.common import Countries, current_countries, domain_url, page, provenance
+from quest.corpus.domains.common import (
+    Countries,
+    Publisher,
+    current_countries,
+    domain_url,
+    provenance,
+)
 from quest.corpus.domains.model import DomainData, Entity
 from quest.corpus.text import listing, number
 
@@ -31,7 +37,13 @@ def subdivisions_url(iso: str) -> str:
 def build_subdivisions(fetched_at: str) -> DomainData:
     data = DomainData(NAME)
     countries = current_countries()
-    footer = provenance(PIP_NAME, "ISO 3166-2 as pycountry ships it", LICENCE)
+    site = Publisher(
+        SOURCE,
+        LICENCE,
+        provenance(PIP_NAME, "ISO 3166-2 as pycountry ships it", LICENCE),
+        fetched_at,
+        "Geography",
+    )
     by_country: dict[str, list[Any]] = defaultdict(list)
     for subdivision in pycountry.subdivisions:
         if subdivision.parent_code is None:
@@ -40,7 +52,7 @@ def build_subdivisions(fetched_at: str) -> DomainData:
         if countries.get(iso) is None:
             data.drop(f"subdivisions of {iso}", "not a current ISO 3166-1 country")
             continue
-        _country_page(data, iso, by_country[iso], countries, footer, fetched_at)
+        _country_page(data, iso, by_country[iso], countries, site)
     return data
 
 
@@ -49,8 +61,7 @@ def _country_page(
     iso: str,
     subdivisions: list[Any],
     countries: Countries,
-    footer: str,
-    fetched_at: str,
+    site: Publisher,
 ) -> None:
     country, url, entity = countries.by_iso[iso], subdivisions_url(iso), f"country:{iso}"
     by_type: dict[str, list[Any]] = defaultdict(list)
@@ -70,14 +81,5 @@ def _country_page(
             data.fact(sub_id, "subdivision_type", kind, url)
             data.fact(sub_id, "iso_3166_2_code", str(subdivision.code), url)
     data.documents.append(
-        page(
-            url=url,
-            title=f"Subdivisions of {country.name} (ISO 3166-2, pycountry)",
-            sentences=sentences,
-            source=SOURCE,
-            licence=LICENCE,
-            footer=footer,
-            fetched_at=fetched_at,
-            topic="Geography",
-        )
+        site.page(url, f"Subdivisions of {country.name} (ISO 3166-2, pycountry)", sentences)
     )

@@ -15,11 +15,11 @@ from __future__ import annotations
 from typing import Any
 
 from quest.corpus.domains.common import (
+    Publisher,
     current_countries,
     domain_url,
     folded,
     geonames,
-    page,
     provenance,
     same_place,
 )
@@ -41,10 +41,16 @@ def build_us_states(fetched_at: str) -> DomainData:
     import us  # small: its one dependency is jellyfish, for fuzzy name lookup
 
     data = DomainData(NAME)
-    footer = provenance(PIP_NAME, "the us package's table of states", LICENCE)
+    site = Publisher(
+        SOURCE,
+        LICENCE,
+        provenance(PIP_NAME, "the us package's table of states", LICENCE),
+        fetched_at,
+        "Geography",
+    )
     cities = _state_cities()
     for state in [*us.states.STATES, us.states.DC, *us.states.TERRITORIES]:
-        _state(data, state, cities, footer, fetched_at)
+        _state(data, state, cities, site)
     for state in us.states.OBSOLETE:
         data.drop(str(state.name), "no longer a state or territory")
     return data
@@ -62,7 +68,10 @@ def _state_cities() -> dict[tuple[str, str], str]:
 
 
 def _state(
-    data: DomainData, state: Any, cities: dict[tuple[str, str], str], footer: str, fetched_at: str
+    data: DomainData,
+    state: Any,
+    cities: dict[tuple[str, str], str],
+    site: Publisher,
 ) -> None:
     name, abbr = str(state.name), str(state.abbr)
     url, entity = us_state_url(abbr), f"us_state:{abbr}"
@@ -88,18 +97,7 @@ def _state(
             data.fact(entity, "time_zone", str(zone), url)
     if state.is_territory and current_countries().get(abbr) is not None:
         data.link(entity, "same_as", f"country:{abbr}", url)
-    data.documents.append(
-        page(
-            url=url,
-            title=f"{name} (us)",
-            sentences=sentences,
-            source=SOURCE,
-            licence=LICENCE,
-            footer=footer,
-            fetched_at=fetched_at,
-            topic="Geography",
-        )
-    )
+    data.documents.append(site.page(url, f"{name} (us)", sentences))
 
 
 def _kind(state: Any) -> str:
