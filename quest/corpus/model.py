@@ -27,7 +27,8 @@ ATTRIBUTIONS = {
     # The data domains (quest.corpus.domains): each page's last sentence names the version.
     "mendeleev": "Data from the mendeleev package's elements database, licensed MIT.",
     "airportsdata": "Data from the airportsdata package, licensed MIT.",
-    "cldr": "Data from the Unicode CLDR (via the language-data package), licensed Unicode-3.0.",
+    "cldr": "Language data from the Unicode CLDR (cldr, via the language-data package), "
+    "licensed Unicode-3.0 (CLDR data; package MIT).",
     "us": "Data from the us package (Sunlight Labs), licensed BSD-3-Clause.",
     "holidays": "Public holidays computed by the holidays package, licensed MIT.",
     "pycountry": "ISO 3166-2 data from the pycountry package, licensed LGPL-2.1.",
