@@ -42,6 +42,10 @@ class SynthesisBatch(models.Model):
     total = models.PositiveIntegerField(default=0)  # candidates asked for (spec.count)
     proposed = models.PositiveIntegerField(default=0)  # candidates written so far
     accepted = models.PositiveIntegerField(default=0)  # of those, accepted now (funnel or hand)
+    # A kg batch past one shard (quest.synthesis.shards) runs as this many Celery tasks; 0: one.
+    shards = models.PositiveIntegerField(default=0)
+    shard_size = models.PositiveIntegerField(default=0)  # candidates per shard (the last: fewer)
+    shards_done = models.PositiveIntegerField(default=0)  # the last one to finish ends the batch
     error = models.TextField(blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL

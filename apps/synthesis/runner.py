@@ -41,7 +41,7 @@ def _claim(batch_id: int) -> bool:
     return bool(claimed)
 
 
-def _running(batch_id: int) -> bool:
+def running(batch_id: int) -> bool:
     return SynthesisBatch.objects.filter(pk=batch_id, status=BatchStatus.RUNNING).exists()
 
 
@@ -55,7 +55,7 @@ def _research_tools() -> Callable[[], Any]:
 
 
 @functools.cache
-def _encoder() -> Any:
+def encoder() -> Any:
     """One MiniLM encoder per worker process; it loads its weights on first use."""
     from quest.search.encoder import MiniLMEncoder
 
@@ -78,7 +78,15 @@ def _llm_inputs(model: str) -> dict[str, Any]:
         raise Invalid(f"the model cannot be used: {exc}") from exc
 
 
-def _inputs(batch: SynthesisBatch, spec: BatchSpec) -> dict[str, Any]:
+def engine_inputs(
+    batch: SynthesisBatch,
+    spec: BatchSpec,
+    *,
+    existing: list[str] | None = None,
+    used: dict[str, int] | None = None,
+) -> dict[str, Any]:
+    """What the engine reads besides the spec; the store's questions and subcategory counts
+    now, unless given (a shard's)."""
     from apps.corpus.selectors import corpus_distractors, corpus_store
 
     pages = corpus_store()
@@ -87,12 +95,12 @@ def _inputs(batch: SynthesisBatch, spec: BatchSpec) -> dict[str, Any]:
     return {
         "pages": pages,
         "distractors": corpus_distractors(),
-        "existing_questions": task_selectors.task_questions(),
-        "used_subcategories": task_selectors.subcategory_counts(),
+        "existing_questions": task_selectors.task_questions() if existing is None else existing,
+        "used_subcategories": task_selectors.subcategory_counts() if used is None else used,
         # The difficulty stage searches with them, the baseline researches with them, and the
         # llm proposer too: every batch has them.
         "toolbox_factory": _research_tools(),
-        "encoder": _encoder(),
+        "encoder": encoder(),
         **(_llm_inputs(batch.model) if spec.generator == "llm" else {}),
         **(_keyword_inputs(batch) if spec.generator == "llm" else {}),
     }
@@ -118,7 +126,7 @@ def _text(value: Any, limit: int) -> str:
 
 
 @transaction.atomic
-def _write(batch: SynthesisBatch, proposed: Any) -> None:
+def candidate_write(batch: SynthesisBatch, proposed: Any) -> None:
     """One engine Candidate (quest.synthesis.model.Candidate), with its task when accepted."""
     running = SynthesisBatch.objects.select_for_update().filter(
         pk=batch.pk, status=BatchStatus.RUNNING
@@ -158,14 +166,14 @@ def _run(batch: SynthesisBatch) -> None:
 
     spec = spec_load(batch.spec)
     candidates = synthesize(
-        spec, should_stop=lambda: not _running(batch.pk), **_inputs(batch, spec)
+        spec, should_stop=lambda: not running(batch.pk), **engine_inputs(batch, spec)
     )
     for proposed in candidates:
-        _write(batch, proposed)
+        candidate_write(batch, proposed)
     batch_end(batch.pk, BatchStatus.DONE)
 
 
-def _failure(exc: Exception) -> str:
+def failure(exc: Exception) -> str:
     from quest.synthesis.model import SynthesisError
 
     if isinstance(exc, DomainError):
@@ -190,5 +198,5 @@ def batch_run(*, batch_id: int) -> SynthesisBatch:
         pass
     except Exception as exc:
         log.exception("synthesis batch %s failed", batch_id)
-        batch_end(batch_id, BatchStatus.FAILED, error=_failure(exc))
+        batch_end(batch_id, BatchStatus.FAILED, error=failure(exc))
     return SynthesisBatch.objects.get(pk=batch_id)

@@ -10,8 +10,9 @@ from apps.common.schemas import INTEGER_MAX, Text
 from apps.synthesis.models import ALL_STAGES, BatchStatus, Decision
 from apps.synthesis.services import NOTE_MAX
 from quest.synthesis.kgsynth import SUBCATEGORIES as KG_SUBCATEGORIES
-from quest.synthesis.model import GENERATORS, MAX_BATCH
+from quest.synthesis.model import GENERATORS
 from quest.synthesis.seeds import CLASSES, SUBCATEGORIES
+from quest.synthesis.shards import MAX_SHARDED
 
 Generator = Literal[GENERATORS]  # type: ignore[valid-type]
 Stage = Literal[ALL_STAGES]  # type: ignore[valid-type]
@@ -23,7 +24,7 @@ Keyword = Annotated[Text, Field(min_length=1, max_length=200)]
 
 class BatchSpecIn(Schema):
     generator: Generator = Field(default=GENERATORS[0], description="The synthesizer to run")
-    count: int = Field(default=20, ge=1, le=MAX_BATCH, description="Candidates to propose")
+    count: int = Field(default=20, ge=1, le=MAX_SHARDED, description="Candidates (kg: sharded)")
     seed: int = Field(default=0, ge=0, le=INTEGER_MAX, description="Same seed, same batch")
     categories: dict[Name, Weight] = Field(
         default_factory=dict,

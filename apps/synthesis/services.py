@@ -40,6 +40,7 @@ from apps.synthesis.models import (
     SynthesisCandidate,
 )
 from apps.synthesis.records import task_record
+from quest.synthesis import shards
 from quest.synthesis.model import BatchSpec
 
 SPEC_FIELDS = (
@@ -105,7 +106,7 @@ def spec_parse(data: Mapping[str, Any]) -> BatchSpec:
         raise Invalid(f"unknown field {unknown[0]!r} (a batch has {', '.join(SPEC_FIELDS)})")
     ensure_storable(dict(data), field="")
     spec = BatchSpec(**_typed(data))
-    problems = spec.problems()
+    problems = shards.problems(spec)
     if problems:
         raise Invalid("; ".join(problems))
     _check_writable(spec)
@@ -148,6 +149,16 @@ def _enqueue(batch: SynthesisBatch) -> None:
     from apps.live.llm import needs_gpu
     from apps.synthesis import tasks
 
+    if batch.shards:
+        from celery import group
+
+        from apps.rubrics.selectors import subcategory_counts
+
+        # Every shard samples subcategories from the same counts, whatever the others write.
+        used = subcategory_counts()
+        shard = tasks.cpu_synthesis_shard
+        group(shard.si(batch.pk, number, used) for number in range(batch.shards)).delay()
+        return
     run = tasks.gpu_synthesis_batch if needs_gpu(batch.model) else tasks.cpu_synthesis_batch
     run.delay(batch.pk)
 
@@ -204,10 +215,19 @@ def batch_create(
             model=model,
             keywords=seeds,
             total=parsed.count,
+            **_sharding(parsed),
             created_by=user,
         )
         transaction.on_commit(lambda: _enqueue(batch))
     return batch
+
+
+def _sharding(spec: BatchSpec) -> dict[str, int]:
+    """How a batch is split: SYNTHESIS_SHARD_SIZE candidates a shard (the engine's default)."""
+    size = int(getattr(settings, "SYNTHESIS_SHARD_SIZE", shards.SHARD_SIZE))
+    if not shards.shardable(spec, size):
+        return {}
+    return {"shards": len(shards.shards_of(spec, size)), "shard_size": size}
 
 
 def batch_end(batch_id: int, status: str, **fields: Any) -> bool:

@@ -22,8 +22,9 @@ from apps.rubrics import engine
 from apps.rubrics.tree_view import solution_items, tree_rows
 from apps.synthesis import charts, selectors, services
 from apps.synthesis.models import ALL_STAGES, SynthesisBatch, SynthesisCandidate
-from quest.synthesis.model import GENERATORS, MAX_BATCH, STAGE_LABELS, STAGES
+from quest.synthesis.model import GENERATORS, STAGE_LABELS, STAGES
 from quest.synthesis.seeds import CLASSES, TAXONOMY
+from quest.synthesis.shards import MAX_SHARDED
 
 CANDIDATES_PER_PAGE = 50
 
@@ -99,7 +100,7 @@ def _form_context(request: HttpRequest) -> dict[str, Any]:
         "values": values,
         "generators": GENERATORS,
         "models": llm.model_choices(),
-        "max_batch": MAX_BATCH,
+        "max_batch": MAX_SHARDED,
         "taxonomy": _taxonomy(chosen),
         "classes": [(c, chosen.get(f"class:{c}", "")) for c in CLASSES],
     }

@@ -23,6 +23,7 @@ from typing import Any
 
 from quest.corpus.cli import UsageError, guarded
 from quest.synthesis.model import GENERATORS, LLM_STAGES, MAX_BATCH, STAGES, BatchSpec
+from quest.synthesis.shards import MAX_SHARDED, SHARD_SIZE
 
 
 def register(subparsers: Any) -> None:
@@ -30,7 +31,26 @@ def register(subparsers: Any) -> None:
         "synth", help="synthesize objective tasks from the corpus, through the funnel"
     )
     parser.add_argument("--generator", choices=GENERATORS, default="kg")
-    parser.add_argument("--count", type=int, default=20, help=f"proposals, 1 to {MAX_BATCH}")
+    parser.add_argument(
+        "--count",
+        type=int,
+        default=20,
+        help=f"proposals, 1 to {MAX_BATCH} ({MAX_SHARDED} for kg: past {SHARD_SIZE}, sharded)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="processes running a sharded batch's shards (default 1)",
+    )
+    parser.add_argument(
+        "--shard-size",
+        type=int,
+        default=SHARD_SIZE,
+        metavar="N",
+        help=f"candidates a shard: a kg batch of more is sharded (default {SHARD_SIZE})",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--corpus", required=True, metavar="DIR", help="a corpus directory")
     parser.add_argument("--out", required=True, metavar="FILE", help="accepted tasks (JSONL)")
@@ -183,6 +203,16 @@ def _inputs(args: argparse.Namespace, spec: BatchSpec) -> dict[str, Any]:
     }
 
 
+def _options(args: argparse.Namespace) -> dict[str, Any]:
+    return {k: v for k, v in vars(args).items() if k != "func"}
+
+
+def _encoder() -> Any:
+    from quest.search.encoder import MiniLMEncoder
+
+    return MiniLMEncoder()
+
+
 def _synth(args: argparse.Namespace) -> int:
     from quest.synthesis.model import SynthesisError
     from quest.synthesis.runner import synthesize
@@ -197,19 +227,37 @@ def _synth(args: argparse.Namespace) -> int:
         open_ended=args.open_ended,
         proposer_turns=args.proposer_turns,
     )
-    problems = spec.problems()
+    from quest.synthesis import shards
+
+    problems = shards.problems(spec)
+    if not 1 <= args.workers <= 64:
+        problems.append("--workers must be from 1 to 64")
+    if args.shard_size < 1:
+        problems.append("--shard-size must be at least 1")
     if problems:
         raise UsageError("; ".join(problems))
     out = Path(args.out)
     if not out.parent.is_dir():
         raise UsageError(f"{out.parent}: no such directory")
-    inputs = _inputs(args, spec)
     accepted: list[dict[str, Any]] = []
     report: list[dict[str, Any]] = []
     reached: Counter[str] = Counter()
     start = time.monotonic()
+    candidates: Any
+    if shards.shardable(spec, args.shard_size):
+        candidates = shards.run_sharded(
+            spec,
+            # Without its handler: a spawned process is sent the options, not the parser.
+            build=functools.partial(_inputs, argparse.Namespace(**_options(args)), spec),
+            workers=args.workers,
+            encoder=None if args.no_encoder else _encoder(),
+            progress=_progress,
+            size=args.shard_size,
+        )
+    else:
+        candidates = synthesize(spec, **_inputs(args, spec))
     try:
-        for candidate in synthesize(spec, **inputs):
+        for candidate in candidates:
             for stage in candidate.stages:
                 reached[stage.name] += stage.passed
             if candidate.accepted:

@@ -101,8 +101,8 @@ def test_only_admins_who_may_create_tasks_can_start_a_batch(
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ({"count": 0}, "count must be from 1 to 2000"),
-        ({"count": 2001}, "count must be from 1 to 2000"),
+        ({"count": 0}, "count must be from 1 to 20000"),
+        ({"count": 20001}, "count must be from 1 to 20000"),
         ({"seed": -1}, "seed must be from 0 to 2147483647"),
         ({"generator": "gpt"}, "generator must be one of kg, llm"),
         ({"categories": {"Knitting": 1}}, "categories: unknown Knitting"),
@@ -114,7 +114,7 @@ def test_only_admins_who_may_create_tasks_can_start_a_batch(
         ({"count": "ten"}, "count must be a whole number"),
         ({"baseline": "yes"}, "baseline must be true or false"),
         ({"colour": "blue"}, "unknown field 'colour'"),
-        ({"count": 0, "seed": -1}, "count must be from 1 to 2000; seed must be from 0"),
+        ({"count": 0, "seed": -1}, "count must be from 1 to 20000; seed must be from 0"),
     ],
 )
 def test_a_bad_spec_is_refused_saying_what_is_wrong_and_nothing_is_written(
@@ -202,14 +202,14 @@ def test_a_queued_batch_cancelled_never_runs(admin: User, geo_corpus: Any) -> No
 def test_a_batch_cancelled_while_it_runs_stops_after_the_candidate_it_is_writing(
     admin: User, run_batch: Callable[..., SynthesisBatch], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = runner._write
+    real = runner.candidate_write
 
     def write_then_cancel(batch: SynthesisBatch, proposed: Any) -> None:
         real(batch, proposed)
         if proposed.index == 1:
             batch_cancel(user=admin, batch_id=batch.pk)  # a person presses cancel meanwhile
 
-    monkeypatch.setattr(runner, "_write", write_then_cancel)
+    monkeypatch.setattr(runner, "candidate_write", write_then_cancel)
     batch = run_batch(admin, count=5)
     assert (batch.status, batch.proposed) == ("cancelled", 2)
     assert list(batch.candidates.values_list("index", flat=True)) == [0, 1]
