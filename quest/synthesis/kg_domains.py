@@ -16,12 +16,20 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
 from quest.corpus.domains import DomainData, Entity, Fact, Value, domain_data
+from quest.rubric.documents import Document
 
 INVERSE = "^"  # `walk(start, "^official_in")` follows official_in links backwards
 
 
 class DomainGraph:
-    def __init__(self, entities: Iterable[Entity], facts: Iterable[Fact]) -> None:
+    def __init__(
+        self,
+        entities: Iterable[Entity],
+        facts: Iterable[Fact],
+        pages: Iterable[Document] = (),
+    ) -> None:
+        # The domains' pages, so a task family can check a sentence against the page it cites.
+        self.pages: dict[str, Document] = {page.url: page for page in pages}
         self.entities: dict[str, Entity] = {}
         for entity in entities:
             self.entities.setdefault(entity.id, entity)  # a city met twice is one city
@@ -41,6 +49,7 @@ class DomainGraph:
         return cls(
             (e for d in built for e in d.entities),
             (f for d in built for f in d.facts),
+            (p for d in built for p in d.documents),
         )
 
     @classmethod

@@ -11,10 +11,13 @@ is never asked.
 from __future__ import annotations
 
 import datetime
+import functools
 from typing import Any
 
 from quest.corpus.domains import Fact as GraphFact
 from quest.corpus.text import number
+from quest.rubric.documents import Document
+from quest.rubric.support import page_support
 from quest.synthesis.facts import SENTENCE_BREAK, Fact
 from quest.synthesis.kg_domains import DomainGraph
 
@@ -47,6 +50,23 @@ FIGURES: dict[str, tuple[str, list[str], str]] = {
 }
 
 
+def on_page(graph: DomainGraph, fact: Fact | None) -> Fact | None:
+    """`fact` where its page states each of its sentences (quest.rubric.support, the check a
+    cited sentence meets), else None: a sentence the reader cannot find there is never asked."""
+    if fact is None:
+        return None
+    page = graph.pages.get(fact.url)
+    if page is None:
+        return fact  # a graph built without its pages (tests of the graph alone)
+    sentences = fact.sentence.split(SENTENCE_BREAK)
+    return fact if all(_supported(s, page) for s in sentences) else None
+
+
+@functools.lru_cache(maxsize=65_536)
+def _supported(sentence: str, page: Document) -> bool:
+    return page_support(sentence, page).supported
+
+
 def _figure(value: float) -> str:
     """As the pages write figures: 13,355; 7.87; 0.00008988 (never 8.988e-05)."""
     if float(value).is_integer():
@@ -73,15 +93,18 @@ def figure_fact(graph: DomainGraph, entity_id: str, relation: str) -> Fact | Non
     check: dict[str, Any] = {"kind": "number", "value": value, "context": context, "subject": name}
     if not float(value).is_integer():
         check["tolerance_rel"] = 0.001
-    return Fact(
-        relation,
-        name,
-        f"its {ask}",
-        f"{name}'s {ask}, {shown}, is given",
-        check,
-        template.format(name=name, value=shown),
-        stated.url,
-        {"kind": "source_supports", "value": value, "context": context, "subject": name},
+    return on_page(
+        graph,
+        Fact(
+            relation,
+            name,
+            f"its {ask}",
+            f"{name}'s {ask}, {shown}, is given",
+            check,
+            template.format(name=name, value=shown),
+            stated.url,
+            {"kind": "source_supports", "value": value, "context": context, "subject": name},
+        ),
     )
 
 
@@ -99,15 +122,18 @@ def link_fact(
     if bound:
         check["subject"] = name
     sentence = template.format(name=name, other=other)
-    return Fact(
-        key or relation,
-        name,
-        ask,
-        f"{other} is named as {ask.removeprefix('its ')} of {name}",
-        check,
-        sentence,
-        stated[0].url,
-        {**check, "kind": "source_supports"},
+    return on_page(
+        graph,
+        Fact(
+            key or relation,
+            name,
+            ask,
+            f"{other} is named as {ask.removeprefix('its ')} of {name}",
+            check,
+            sentence,
+            stated[0].url,
+            {**check, "kind": "source_supports"},
+        ),
     )
 
 
@@ -148,16 +174,19 @@ def highest_airport_fact(graph: DomainGraph, country: str) -> Fact | None:
         return None
     name, place = graph.entity(airport).name, graph.entity(country).name
     check: dict[str, Any] = {"kind": "mentions", "value": name, "context": ["highest"]}
-    return Fact(
-        "highest_airport",
-        place,
-        "its highest airport",
-        f"{name} is named as the highest airport of {place}",
-        check,
-        f"The corpus keeps {count} airports in {place}{SENTENCE_BREAK}"
-        f"The highest of them is {name} at {number(elevation)} feet",
-        stated.url,
-        {**check, "kind": "source_supports"},
+    return on_page(
+        graph,
+        Fact(
+            "highest_airport",
+            place,
+            "its highest airport",
+            f"{name} is named as the highest airport of {place}",
+            check,
+            f"The corpus keeps {count} airports in {place}{SENTENCE_BREAK}"
+            f"The highest of them is {name} at {number(elevation)} feet",
+            stated.url,
+            {**check, "kind": "source_supports"},
+        ),
     )
 
 
@@ -171,13 +200,81 @@ def holiday_date_fact(graph: DomainGraph, holiday: str) -> Fact | None:
     shown = f"{when:%A}, {when.day} {when:%B %Y}"
     name, place = graph.entity(holiday).name, country[0].name
     check: dict[str, Any] = {"kind": "mentions", "value": f"{when.day} {when:%B %Y}"}
-    return Fact(
-        "date",
-        name,
-        "its date in 2026",
-        f"The date of {name} in {place}, {shown}, is given",
-        check,
-        f"{name} is a public holiday in {place} on {shown}",
-        graph.entity(holiday).url,
-        {**check, "kind": "source_supports"},
+    return on_page(
+        graph,
+        Fact(
+            "date",
+            name,
+            "its date in 2026",
+            f"The date of {name} in {place}, {shown}, is given",
+            check,
+            f"{name} is a public holiday in {place} on {shown}",
+            graph.entity(holiday).url,
+            {**check, "kind": "source_supports"},
+        ),
+    )
+
+
+def speakers_fact(graph: DomainGraph, language: str, country: str) -> Fact | None:
+    """ "In Bolivia, about 3,940,000 people speak Quechua", on the language's page."""
+    stated = [f for f in graph.facts_of(language, "speakers") if f.qualifier == country]
+    if len(stated) != 1 or not isinstance(stated[0].value, int) or stated[0].value < 1000:
+        return None
+    name, place = graph.entity(language).name, graph.entity(country).name
+    value = stated[0].value
+    check: dict[str, Any] = {
+        "kind": "number",
+        "value": value,
+        "context": ["speak", "people"],
+        "subject": name,
+        "tolerance_rel": 0.001,
+    }
+    return on_page(
+        graph,
+        Fact(
+            "speakers",
+            name,
+            f"its estimated number of speakers in {place}",
+            f"{name}'s estimated number of speakers in {place}, {number(value)}, is given",
+            check,
+            f"In {place}, about {number(value)} people speak {name}",
+            stated[0].url,
+            {
+                "kind": "source_supports",
+                "value": value,
+                "context": ["speak", "people"],
+                "subject": name,
+            },
+        ),
+    )
+
+
+def official_languages_fact(graph: DomainGraph, country: str) -> Fact | None:
+    """ "The official languages of Bolivia are Spanish, Quechua and Aymara" (two or more); the
+    check asks for the last one named, as an item of the list."""
+    stated = graph.facts_of(country, "official_language")
+    names = [graph.entity(str(f.value)).name for f in stated if str(f.value) in graph.entities]
+    if len(names) < 2 or len(set(names)) != len(names) or len({f.url for f in stated}) != 1:
+        return None
+    place = graph.entity(country).name
+    listed = ", ".join(names[:-1]) + f" and {names[-1]}"
+    check: dict[str, Any] = {
+        "kind": "mentions",
+        "value": names[-1],
+        "context": ["official"],
+        "subject": place,
+        "list": True,
+    }
+    return on_page(
+        graph,
+        Fact(
+            "official_languages",
+            place,
+            "its official languages",
+            f"{names[-1]} is named among the official languages of {place}",
+            check,
+            f"The official languages of {place} are {listed}",
+            stated[0].url,
+            {**check, "kind": "source_supports"},
+        ),
     )

@@ -149,6 +149,8 @@ def chain_draft(
         raise Unbuildable(f"{named}: a hop's page is not in the corpus")
     if (depth != 3 and len(hops) != 2) or (depth == 3 and len(hops) != 3):
         raise Unbuildable(f"{named}: {len(hops)} hops for depth class D{depth}")
+    if len({domain_of_url(h.fact.url) for h in hops}) < 2:
+        raise Unbuildable(f"{named}: the chain stays in one domain")
     extras = _extras(graph, hops, breadth, end)
     return _assemble(graph, start, named, start_kind, hops, extras, depth, breadth, end)
 
@@ -220,6 +222,7 @@ def _assemble(
         },
         domains=tuple(domains),
         topic=ENDS[end],
+        subjects=(start, *(h.target for h in hops if h.target)),
     )
 
 

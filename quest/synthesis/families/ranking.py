@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from quest.corpus.text import listing
 from quest.synthesis.categories import domain_of_url
 from quest.synthesis.facts import EXACT_ASK, Draft, Fact, Unbuildable, group, leaf, oracle
-from quest.synthesis.families.factbook import figure_fact, holiday_date_fact
+from quest.synthesis.families.factbook import figure_fact, holiday_date_fact, speakers_fact
 from quest.synthesis.kg_domains import DomainGraph
 
 
@@ -67,6 +67,15 @@ RANKINGS: dict[str, list[Ranking]] = {
             "elevation",
             True,
             "Which of these airports lies highest: {names}?",
+        ),
+    ],
+    "languages": [
+        Ranking(
+            "comparison",
+            "language",
+            "speakers",
+            True,
+            "Which of these languages has the most estimated speakers in {country}: {names}?",
         ),
     ],
     "us_states": [
@@ -177,6 +186,7 @@ def ranking_draft(
         oracle=oracle("lookup", [winner], facts, [x for x in names if x != winner]),
         domains=tuple(dict.fromkeys(domain_of_url(f.url) for f in facts)),
         topic=topic,
+        subjects=tuple(names),
     )
 
 
@@ -194,8 +204,15 @@ def _draw(
     rng: random.Random,
     has_page: Callable[[str], bool],
 ) -> tuple[list[Fact], str]:
-    country = ""
-    if ranking.kind == "holiday":
+    country = country_id = ""
+    if ranking.kind == "language":
+        place = rng.choice(
+            [c for c in graph.of_kind("country") if graph.linking(c.id, "spoken_in")]
+        )
+        country = place.name
+        country_id = place.id
+        pool = graph.linking(place.id, "spoken_in")
+    elif ranking.kind == "holiday":
         place = rng.choice(graph.of_kind("country"))
         country = place.name
         pool = [e for e in graph.linking(place.id, "observed_in") if "(" not in e.name]
@@ -208,7 +225,9 @@ def _draw(
     seen: set[object] = set()
     for entity in pool:
         fact = (
-            holiday_date_fact(graph, entity.id)
+            speakers_fact(graph, entity.id, country_id)
+            if ranking.kind == "language"
+            else holiday_date_fact(graph, entity.id)
             if ranking.kind == "holiday"
             else figure_fact(graph, entity.id, ranking.relation)
         )
