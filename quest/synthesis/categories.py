@@ -52,8 +52,14 @@ HOSTS: dict[str, str] = {
 }
 
 
+COUNTRY_HOSTS = frozenset({"www.geonames.org", "countryinfo.questweb.local"})
+
+
 def domain_of_url(url: str) -> str:
-    return HOSTS.get(urlsplit(url).hostname or "", "countries")
+    """The data domain of a page, "" for a page of none (a Wikipedia page: evidence for a fact
+    of whatever domain its task is about)."""
+    host = urlsplit(url).hostname or ""
+    return "countries" if host in COUNTRY_HOSTS else HOSTS.get(host, "")
 
 
 def topics_of(subcategory: str) -> list[str]:
@@ -64,7 +70,6 @@ def topics_of(subcategory: str) -> list[str]:
 def categorise(draft: Draft) -> tuple[str, str, list[str]]:
     """(category, subcategory, domains) of a draft, from its topic and its facts' pages."""
     subcategory = TOPICS[draft.topic]
-    domains = list(
-        dict.fromkeys([*draft.domains, *(domain_of_url(f.url) for f in draft.facts if f.url)])
-    )
+    found = [*draft.domains, *(domain_of_url(f.url) for f in draft.facts if f.url)]
+    domains = [domain for domain in dict.fromkeys(found) if domain]
     return CATEGORY_OF[subcategory], subcategory, domains

@@ -7,7 +7,6 @@ and, for the difficulty and baseline stages, a factory for the offline research 
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
@@ -26,7 +25,7 @@ from quest.synthesis.categories import categorise
 from quest.synthesis.facts import Draft, Fact, Unbuildable, max_chars, write_answer
 from quest.synthesis.kgsynth import GENERATOR, SUBCATEGORIES, KGSynthesizer, category_of
 from quest.synthesis.model import BatchSpec, Candidate, Stage, SynthesisError
-from quest.synthesis.narrative import ground, is_wiki_url, narrative_index, narrative_urls
+from quest.synthesis.narrative import ground, narrative_index, narrative_urls
 from quest.synthesis.open_candidates import open_candidate
 from quest.synthesis.open_ended import OpenEndedSynthesizer
 from quest.synthesis.seeds import SUBCATEGORIES as SUBCATEGORY_LIST
@@ -340,9 +339,7 @@ def task_record(draft: Draft, subcategory: str, provenance: dict[str, Any]) -> d
     its facts (quest.synthesis.categories), not the seed it was asked for: a country task drawn
     for "Travel & Accommodation" on a corpus without airports is General Info."""
     reference = write_answer(draft.facts, exact=draft.exact)
-    # A Wikipedia page belongs to no data domain: the facts it grounds keep their draft's.
-    recorded = [f for f in draft.facts if not is_wiki_url(f.url)]
-    category, subcategory, domains = categorise(dataclasses.replace(draft, facts=recorded))
+    category, subcategory, domains = categorise(draft)
     _limit_length(draft.tree_root, max_chars(reference))
     rubric = {
         "format": FORMAT,

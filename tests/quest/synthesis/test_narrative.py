@@ -8,6 +8,7 @@ import pytest
 from quest.corpus import CorpusStore, load_countryinfo, load_geonames, load_wikipedia
 from quest.rubric.documents import InMemoryDocumentStore
 from quest.rubric.evaluate import check_context, leaf_verdicts
+from quest.synthesis.categories import categorise, domain_of_url
 from quest.synthesis.facts import Draft, capital_fact
 from quest.synthesis.funnel import schema_stage
 from quest.synthesis.kg import KnowledgeGraph
@@ -63,6 +64,9 @@ def test_a_grounded_capital_cites_the_wikipedia_page() -> None:
     grounded = ground(draft, narrative_index(), random.Random(1), pages=pages)
     assert grounded.facts[0].url == WIKI + "Paris"
     assert narrative_urls(grounded) == [WIKI + "Paris"]
+    # A Wikipedia page is evidence, not a data domain of its own nor a country record.
+    assert domain_of_url(WIKI + "Paris") == ""
+    assert categorise(grounded)[2] == categorise(draft)[2] == ["countries"]
 
 
 def test_accepted_tasks_cite_wikipedia_and_their_reference_earns_full_reward(
