@@ -2,16 +2,23 @@
 
     .venv/bin/python benchmarks/synth_bench.py [--count 200] [--json OUT]
 
-Pages: GeoNames, countryinfo and the 10,033 Wikipedia summaries from the packages, with a BM25
-index built here for the scripted agent. Two batches of --count proposals each through the
-whole funnel (MiniLM near-duplicate check and the scripted-agent baseline included): seed 1,
-the batch the generator was tuned on (dev), and seed 2, never looked at while writing it
-(held-out). Reported per batch: candidates a minute, how many pass each stage, accepted share,
-the measured class distribution against QUEST's targets, the duplicate rejection rate, the
-scripted agent's reward (mean, histogram, by family) and the share of tasks the top-hit answer
-solves (the question's first search hit, its title or first sentence given as the answer and
-cited, earns >= 0.5; quest.synthesis.difficulty): among the accepted tasks, and among the tasks
-that would be accepted without the difficulty stage (accepted or rejected there).
+Pages: GeoNames, countryinfo, the data domains (quest.corpus.load_domains) and the 10,033 Wikipedia
+summaries from the packages, with a BM25 index built here for the scripted agent. Two batches of
+--count proposals each through the whole funnel (MiniLM near-duplicate check and the scripted-agent
+baseline included): seed 1, the batch the generator was tuned on (dev), and seed 2, never looked at
+while writing it (held-out). Reported per batch: candidates a minute, how many pass each stage,
+accepted share, the measured class distribution against QUEST's targets, the duplicate rejection
+rate, the scripted agent's reward (mean, histogram, by family) and the share of tasks the top-hit
+answer solves (the question's first search hit, its title or first sentence given as the answer and
+cited, earns >= 0.5; quest.synthesis.difficulty): among the accepted tasks, and among the tasks that
+would be accepted without the difficulty stage (accepted or rejected there).
+
+Variety, per batch and against the baseline: the accepted tasks' domains and categories
+(counts and Shannon entropy in bits), the share that are cross-domain chains (family
+domain_chain, or a chain family over two or more domains), the share citing a narrative page
+(provenance.narrative: a checked fact from a Wikipedia page), the scripted agent's reward by
+family, distinct accepted tasks per seed (distinct questions; across the dev and held-out seeds
+too) and accepted tasks a minute.
 
 A third, smaller batch of open-ended report tasks (seed 3) reports the same; their baseline
 reward is the RL discretisation of the scripted agent's relative score against the reference.
@@ -27,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 import statistics
 import sys
@@ -39,7 +47,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from quest.corpus import corpus_write, load_countryinfo, load_geonames, load_wikipedia
+from quest.corpus import (
+    corpus_write,
+    load_countryinfo,
+    load_domains,
+    load_geonames,
+    load_wikipedia,
+)
 from quest.corpus.store import CorpusStore
 from quest.rubric import TitleDistractors
 from quest.rubric.model import FORMAT
@@ -62,7 +76,9 @@ def main() -> int:
 
     started = time.monotonic()
     folder = Path(tempfile.mkdtemp(prefix="synth_bench_")) / "corpus"
-    corpus_write(folder, [*load_geonames(), *load_countryinfo(), *load_wikipedia()])
+    corpus_write(
+        folder, [*load_geonames(), *load_countryinfo(), *load_domains(), *load_wikipedia()]
+    )
     bm25_build(folder)
     pages = CorpusStore(folder)
     distractors = TitleDistractors((d.url, d.title, d.text) for d in pages.documents())
@@ -112,6 +128,7 @@ def main() -> int:
     print(f"top-hit answer solves, without the difficulty stage: {ours['top_hit_before']:.1%} "
           f"vs {base['top_hit_before']:.1%}; accepted: {ours['top_hit_share']:.1%} vs "
           f"{base['top_hit_share']:.1%}")  # fmt: skip
+    compare_variety(results, ours, base)
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2))
     ok = all(
@@ -126,6 +143,25 @@ def main() -> int:
         + ("(neither ~0 nor ~1)" if 0.1 <= mean <= 0.9 else "(outside 0.1-0.9: NOT met)")
     )
     return 0
+
+
+def compare_variety(results: dict[str, Any], ours: dict[str, Any], base: dict[str, Any]) -> None:
+    for name in ("domains", "categories"):
+        key = "domain_entropy" if name == "domains" else "category_entropy"
+        print(f"{name}: {len(ours[name])} vs {len(base[name])}; entropy {ours[key]:.2f} vs "
+              f"{base[key]:.2f} bits ({ratio(ours[key], base[key])})")  # fmt: skip
+    for key, words in (("cross_domain_chain_share", "cross-domain chains"),
+                       ("narrative_share", "citing a narrative page")):  # fmt: skip
+        print(f"{words}: {ours[key]:.1%} vs {base[key]:.1%}")
+    rate, base_rate = ours["tasks_per_minute"], base["tasks_per_minute"]
+    print(f"accepted tasks a minute: {rate:.0f} vs {base_rate:.0f} ({ratio(rate, base_rate)})")
+    both = set(results["dev (seed 1)"]["questions"]) | set(ours["questions"])
+    print(f"distinct tasks per seed: {ours['distinct_tasks']} of {ours['accepted']} accepted vs "
+          f"{base['distinct_tasks']} of {base['accepted']} "
+          f"({ratio(ours['distinct_tasks'], base['distinct_tasks'])}); seeds 1 and 2 together "
+          f"{len(both)} distinct")  # fmt: skip
+    family = ", ".join(f"{k} {v:.3f}" for k, v in sorted(ours["baseline_by_family"].items()))
+    print(f"scripted-agent reward by family: {family or '-'}")
 
 
 def report(label: str, made: list[Candidate], seconds: float) -> dict[str, Any]:
@@ -174,6 +210,8 @@ def report(label: str, made: list[Candidate], seconds: float) -> dict[str, Any]:
     reasons = Counter(c.rejected_at for c in made if not c.accepted)
     if reasons:
         print("  rejected at: " + ", ".join(f"{k} {v}" for k, v in reasons.most_common()))
+    variety = variety_of(accepted, seconds)
+    print_variety(variety)
     top_hit = top_hit_shares(made, accepted)
     solvers = ", ".join(f"{k} {v}" for k, v in top_hit["top_hit_solved_by"].items()) or "-"
     print(f"  top-hit answer solves (>= {TOP_HIT_MAX}): {top_hit['top_hit_share']:.1%} of "
@@ -187,7 +225,43 @@ def report(label: str, made: list[Candidate], seconds: float) -> dict[str, Any]:
         "classes": dict(classes), "classes_present": len(classes), "duplicates": duplicates,
         "baseline_rewards": rewards, "baseline_mean": mean, **top_hit,
         "baseline_by_family": {k: statistics.mean(v) for k, v in by_family.items()},
+        "questions": sorted({str(c.record.get("question")) for c in accepted}), **variety,
     }  # fmt: skip
+
+
+def entropy(counts: Counter[str]) -> float:
+    """Shannon entropy in bits of a count distribution (0 for one value)."""
+    total = sum(counts.values())
+    return max(0.0, -sum(n / total * math.log2(n / total) for n in counts.values() if n))
+
+
+def variety_of(accepted: list[Candidate], seconds: float) -> dict[str, Any]:
+    provenances = [c.record.get("provenance") or {} for c in accepted]
+    domains = Counter(str(d) for p in provenances for d in p.get("domains") or ())
+    categories = Counter(str(c.record.get("category")) for c in accepted)
+    n = len(accepted) or 1
+    cross = sum(
+        p.get("family") == "domain_chain"
+        or (str(p.get("family", "")).startswith("chain") and len(p.get("domains") or ()) >= 2)
+        for p in provenances
+    )
+    return {
+        "domains": dict(domains.most_common()), "domain_entropy": entropy(domains),
+        "categories": dict(categories.most_common()), "category_entropy": entropy(categories),
+        "cross_domain_chain_share": cross / n,
+        "narrative_share": sum(p.get("narrative") is True for p in provenances) / n,
+        "distinct_tasks": len({str(c.record.get("question")) for c in accepted}),
+        "tasks_per_minute": len(accepted) / max(seconds, 1e-9) * 60,
+    }  # fmt: skip
+
+
+def print_variety(v: dict[str, Any]) -> None:
+    for name, key in (("domains", "domain_entropy"), ("categories", "category_entropy")):
+        counts = ", ".join(f"{k} {n}" for k, n in v[name].items()) or "-"
+        print(f"  {name} ({len(v[name])}, entropy {v[key]:.2f} bits): {counts}")
+    print(f"  cross-domain chains {v['cross_domain_chain_share']:.1%}; citing a narrative page "
+          f"{v['narrative_share']:.1%}; {v['distinct_tasks']} distinct tasks; "
+          f"{v['tasks_per_minute']:.0f} accepted tasks a minute")  # fmt: skip
 
 
 def top_hit_shares(made: list[Candidate], accepted: list[Candidate]) -> dict[str, Any]:
@@ -246,7 +320,9 @@ def naive_batch(
         record = {"question": question, "rubric": {"format": FORMAT, "scoring": "quest",
                   "task_description": question, "root": root},
                   "solution": {c.capital: {"description": "", "reference_urls": [c.url]}},
-                  "reference_answer": answer, "complexity": "C1"}  # fmt: skip
+                  "reference_answer": answer, "complexity": "C1", "category": "Misc.",
+                  "subcategory": "General Info.",
+                  "provenance": {"family": "lookup", "domains": ["countries"]}}  # fmt: skip
         stages: list[Stage] = []
         schema, compiled = fn.schema_stage(record)
         stages.append(schema)
