@@ -363,6 +363,7 @@ def task_record(draft: Draft, subcategory: str, provenance: dict[str, Any]) -> d
             "family": draft.family,
             "domains": domains,
             "entities": list(draft.entities),
+            "subjects": list(draft.subjects),  # what the duplicate stage compares alike
             "notes": draft.notes,
         },
     }

@@ -95,6 +95,7 @@ class Seen:
     key: tuple[str, ...]
     accepted: bool
     reached_baseline: bool
+    subjects: tuple[str, ...] = ()
 
 
 def seen_of(index: int, record: Mapping[str, Any], stages: Sequence[dict[str, Any]]) -> Seen:
@@ -106,6 +107,10 @@ def seen_of(index: int, record: Mapping[str, Any], stages: Sequence[dict[str, An
         key=tuple(str(e) for e in provenance.get("entities") or ()),
         accepted=bool(names) and all(names.values()),
         reached_baseline="baseline" in names,
+        # A record from before subjects were kept: its entity key's parts stand in for them.
+        subjects=tuple(
+            str(s) for s in provenance.get("subjects") or provenance.get("entities") or ()
+        ),
     )
 
 
@@ -114,20 +119,19 @@ def later_duplicates(
 ) -> dict[int, Stage]:
     """The failing duplicate stage of each accepted candidate that repeats an earlier one, in
     batch order. As in one run, the index holds every task that got past the difficulty stage
-    (it reached the baseline), accepted or not. Records do not carry the draft's subjects (the
-    countries it is about); the entity key's parts stand in for them, which share a country
-    code where the subjects would."""
+    (it reached the baseline), accepted or not, compared by its subjects (what it is about) as
+    the duplicate stage compares them."""
     index = funnel.DuplicateIndex(encoder, existing)
     found: dict[int, Stage] = {}
     for item in sorted(seen, key=lambda s: s.index):
         if not item.reached_baseline:
             continue
-        stage = index.stage(item.question, item.key, item.key)
+        stage = index.stage(item.question, item.key, item.subjects)
         if not stage.passed:
             if item.accepted:
                 found[item.index] = replace(stage, detail={**stage.detail, "across_shards": True})
             continue
-        index.add(item.question, item.key, item.key)
+        index.add(item.question, item.key, item.subjects)
     return found
 
 
