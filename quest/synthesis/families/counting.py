@@ -16,12 +16,11 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from quest.corpus.text import listing
 from quest.synthesis.categories import domain_of_url
 from quest.synthesis.facts import EXACT_ASK, Draft, Fact, Unbuildable, group, leaf, oracle
-from quest.synthesis.families.factbook import figure_fact, official_languages_fact
+from quest.synthesis.families.factbook import figure_fact, official_languages_fact, operand_leaves
 from quest.synthesis.kg_domains import DomainGraph
 
 
@@ -248,17 +247,3 @@ def _assemble(
         topic=topic,
         subjects=tuple(f.subject for f in facts),
     )
-
-
-def operand_leaves(fact: Fact, index: int, sources: bool) -> list[dict[str, Any]]:
-    out = [leaf(f"e{index}_{fact.key}", fact.description, fact.check, False)]
-    if sources and fact.source_check:
-        out.append(
-            leaf(
-                f"e{index}_{fact.key}_sourced",
-                f"A cited page states {fact.ask.removeprefix('its ')} of {fact.subject}",
-                fact.source_check,
-                False,
-            )
-        )
-    return out

@@ -18,7 +18,7 @@ from quest.corpus.domains import Fact as GraphFact
 from quest.corpus.text import number
 from quest.rubric.documents import Document
 from quest.rubric.support import page_support
-from quest.synthesis.facts import SENTENCE_BREAK, Fact
+from quest.synthesis.facts import SENTENCE_BREAK, Fact, leaf
 from quest.synthesis.kg_domains import DomainGraph
 
 # A figure a task compares or asks, with the words a check needs and how the page says it.
@@ -278,3 +278,19 @@ def official_languages_fact(graph: DomainGraph, country: str) -> Fact | None:
             {**check, "kind": "source_supports"},
         ),
     )
+
+
+def operand_leaves(fact: Fact, index: int, sources: bool) -> list[dict[str, Any]]:
+    """The leaves of the index-th entity's fact in a comparison or an aggregation: its claim
+    check and, with `sources`, a leaf asking a cited page to state it."""
+    out = [leaf(f"e{index}_{fact.key}", fact.description, fact.check, False)]
+    if sources and fact.source_check:
+        out.append(
+            leaf(
+                f"e{index}_{fact.key}_sourced",
+                f"A cited page states {fact.ask.removeprefix('its ')} of {fact.subject}",
+                fact.source_check,
+                False,
+            )
+        )
+    return out

@@ -21,7 +21,12 @@ from dataclasses import dataclass
 from quest.corpus.text import listing
 from quest.synthesis.categories import domain_of_url
 from quest.synthesis.facts import EXACT_ASK, Draft, Fact, Unbuildable, group, leaf, oracle
-from quest.synthesis.families.factbook import figure_fact, holiday_date_fact, speakers_fact
+from quest.synthesis.families.factbook import (
+    figure_fact,
+    holiday_date_fact,
+    operand_leaves,
+    speakers_fact,
+)
 from quest.synthesis.kg_domains import DomainGraph
 
 
@@ -146,7 +151,7 @@ def ranking_draft(
         },
         True,
     )
-    per = [_leaves(f, i, sources) for i, f in enumerate(facts, start=1)]
+    per = [operand_leaves(f, i, sources) for i, f in enumerate(facts, start=1)]
     if depth == 1:
         children = [committed, *(n for leaves in per for n in leaves)]
     elif breadth == 1:
@@ -238,17 +243,3 @@ def _draw(
         if len(chosen) == n:
             return chosen, country
     raise Unbuildable(f"fewer than {n} {ranking.kind}s with distinct {ranking.relation}")
-
-
-def _leaves(fact: Fact, index: int, sources: bool) -> list[dict[str, object]]:
-    out = [leaf(f"e{index}_{fact.key}", fact.description, fact.check, False)]
-    if sources and fact.source_check:
-        out.append(
-            leaf(
-                f"e{index}_{fact.key}_sourced",
-                f"A cited page states {fact.ask.removeprefix('its ')} of {fact.subject}",
-                fact.source_check,
-                False,
-            )
-        )
-    return out
