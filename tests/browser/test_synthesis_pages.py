@@ -57,7 +57,7 @@ def test_a_finished_batch_and_a_candidate_read_well_wide_and_narrow(
         _shoot(page, "batch", width)
 
         page.goto(f"{live_server.url}/synthesis/candidates/{candidate.pk}/")
-        assert page.locator("li.stage-passed").count() == 9  # the red-team and difficulty among them
+        assert page.locator("li.stage-passed").count() == 9  # red-team and difficulty too
         assert page.locator("[data-testid=tree] li.leaf").count() > 0
         assert page.evaluate(NO_OVERFLOW), f"the candidate page overflows at {width} px"
         _shoot(page, "candidate", width)
