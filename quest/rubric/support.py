@@ -51,8 +51,6 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal, TypeAlias
 
-import snowballstemmer
-
 from quest.rubric.claims import clause_spans
 from quest.rubric.documents import Document
 from quest.rubric.model import ParamValue
@@ -60,6 +58,7 @@ from quest.rubric.numbers import Number, find_numbers, number_from_param, number
 from quest.rubric.relations import RELATIONS
 from quest.rubric.sentences import sentence_spans
 from quest.rubric.text import STOPWORDS, fold, snippet, word_set
+from quest.rubric.words import Vocabulary, same_word
 
 Label: TypeAlias = Literal["supported", "unsupported", "unknown"]
 CONTENT_SHARE = 0.6
@@ -89,7 +88,6 @@ _ORDINALS = word_set(
 )
 _NEGATIONS = word_set("not never no none neither nor cannot")
 _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*", re.UNICODE)
-_STEMMER = snowballstemmer.stemmer("english")
 # A ranking states the measure it ranks by: "the largest cities are Sydney (5,638,830)" gives
 # Sydney's population.
 _RANKED_BY = {"largest": {"largest", "population"}}
@@ -211,7 +209,7 @@ class _Sentence:
             about = self.owners[i] or words
             if relations and not self.given_at(i) & relations:
                 continue
-            if not names or any(_same(word, name) for word in about for name in names):
+            if not names or any(same_word(word, name) for word in about for name in names):
                 return True
         return False
 
@@ -219,7 +217,7 @@ class _Sentence:
         """Whether the sentence names `name` with one of `relations`, or with no relation."""
         return any(
             isinstance(t, str)
-            and _same(t, name)
+            and same_word(t, name)
             and (not (found := self.given_at(i)) or bool(found & relations))
             for i, t in enumerate(self.tokens)
         )
@@ -229,7 +227,7 @@ class _Sentence:
 class _Window:
     text: str
     words: tuple[str, ...]
-    vocabulary: _Vocabulary
+    vocabulary: Vocabulary
     sentences: tuple[_Sentence, ...]
 
 
@@ -332,7 +330,7 @@ def _windows(text: str, title: str) -> tuple[_Window, ...]:
         sentences.append((sentence, words + stand_in, led, parsed))
     windows: list[_Window] = []
     for i, (sentence, words, _, parsed) in enumerate(sentences):
-        windows.append(_Window(sentence, words, _Vocabulary.of(words), (parsed,)))
+        windows.append(_Window(sentence, words, Vocabulary.of(words), (parsed,)))
         texts, joined, run = [sentence], list(words), [parsed]
         for following, more, led, parsed_more in sentences[i + 1 : i + 1 + MAX_RUN]:
             if not led:
@@ -341,7 +339,7 @@ def _windows(text: str, title: str) -> tuple[_Window, ...]:
             joined.extend(more)
             run.append(parsed_more)
             window = _Window(
-                " ".join(texts), tuple(joined), _Vocabulary.of(tuple(joined)), tuple(run)
+                " ".join(texts), tuple(joined), Vocabulary.of(tuple(joined)), tuple(run)
             )
             windows.append(window)
     return tuple(windows)
@@ -460,56 +458,8 @@ def _ordinals_before(words: tuple[str, ...], fact: _Fact) -> set[str]:
     return {
         words[i]
         for i in range(len(words) - 1)
-        if words[i] in _ORDINALS and any(_same(words[i + 1], w) for w in wanted)
+        if words[i] in _ORDINALS and any(same_word(words[i + 1], w) for w in wanted)
     }
-
-
-@dataclass(frozen=True)
-class _Vocabulary:
-    """A window's words indexed for what _same compares: exact words, Snowball stems, synonym
-    groups, and the prefixes a word a few letters longer starts with."""
-
-    words: frozenset[str]
-    stems: frozenset[str]
-    groups: frozenset[str]
-    prefixes: frozenset[str]
-
-    @classmethod
-    def of(cls, words: tuple[str, ...]) -> _Vocabulary:
-        unique = frozenset(words)
-        return cls(
-            unique,
-            frozenset(_stem(w) for w in unique),
-            frozenset(RELATIONS[w] for w in unique if w in RELATIONS),
-            frozenset(w[:n] for w in unique for n in range(max(4, len(w) - 3), len(w))),
-        )
-
-    def has(self, word: str) -> bool:
-        """Whether a word of the window is `word` by _same's rules, without a scan."""
-        return (
-            word in self.words
-            or _stem(word) in self.stems
-            or RELATIONS.get(word, "") in self.groups
-            or (len(word) >= 4 and word in self.prefixes)
-            or any(word[:n] in self.words for n in range(max(4, len(word) - 3), len(word)))
-        )
-
-
-def _same(a: str, b: str) -> bool:
-    """Equal, one Snowball stem (city/cities, border/borders) or synonyms of a relation
-    (largest/biggest, border/neighbour), or one extends the other by a short ending
-    (high/highest, Kenya/Kenyan)."""
-    if a == b or _stem(a) == _stem(b):
-        return True
-    if a in RELATIONS and RELATIONS[a] == RELATIONS.get(b):
-        return True
-    short, long = (a, b) if len(a) <= len(b) else (b, a)
-    return len(short) >= 4 and long.startswith(short) and len(long) - len(short) <= 3
-
-
-@lru_cache(maxsize=65_536)
-def _stem(word: str) -> str:
-    return str(_STEMMER.stemWord(word))
 
 
 def _quote(text: str) -> str:
