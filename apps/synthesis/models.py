@@ -80,6 +80,11 @@ class SynthesisBatch(models.Model):
         return bool(self.spec.get("baseline", True))
 
     @property
+    def until_accepted(self) -> bool:
+        """`total` is the accepted tasks asked for, not the candidates (kg, sharded in waves)."""
+        return bool(self.spec.get("until_accepted", False))
+
+    @property
     def provenance_batch(self) -> str:
         """The `batch` its tasks' provenance holds: audit campaigns filter tasks on it."""
         return f"synthesis-{self.pk}"

@@ -12,7 +12,7 @@ from apps.synthesis.services import NOTE_MAX
 from quest.synthesis.kgsynth import SUBCATEGORIES as KG_SUBCATEGORIES
 from quest.synthesis.model import GENERATORS
 from quest.synthesis.seeds import CLASSES, SUBCATEGORIES
-from quest.synthesis.shards import MAX_SHARDED
+from quest.synthesis.shards import GOAL_PROPOSALS, MAX_SHARDED
 
 Generator = Literal[GENERATORS]  # type: ignore[valid-type]
 Stage = Literal[ALL_STAGES]  # type: ignore[valid-type]
@@ -49,6 +49,11 @@ class BatchSpecIn(Schema):
     proposer_turns: int = Field(
         default=30, ge=2, le=400, description="The llm proposer's turns per proposal"
     )
+    until_accepted: bool = Field(
+        default=False,
+        description="kg: count is the accepted tasks wanted; shards are proposed until the "
+        f"funnel has accepted that many (at most {GOAL_PROPOSALS}x count proposals)",
+    )
     keywords: list[Keyword] = Field(
         default_factory=list,
         max_length=10_000,
@@ -71,6 +76,7 @@ class BatchSpecOut(Schema):
     baseline: bool
     open_ended: bool = False
     proposer_turns: int = 30
+    until_accepted: bool = False
 
 
 class BatchOut(Schema):
@@ -78,7 +84,9 @@ class BatchOut(Schema):
     status: BatchStatus
     spec: BatchSpecOut
     model: str = Field(description="The llm generator's model; empty for kg")
-    total: int = Field(description="Candidates asked for")
+    total: int = Field(
+        description="Candidates asked for (until_accepted: accepted tasks asked for)"
+    )
     proposed: int = Field(description="Candidates written so far: the progress")
     accepted: int = Field(description="Candidates accepted now, by the funnel or by hand")
     error: str = Field(description="Why it failed, or who cancelled it")

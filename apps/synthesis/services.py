@@ -52,6 +52,7 @@ SPEC_FIELDS = (
     "baseline",
     "open_ended",
     "proposer_turns",
+    "until_accepted",
 )
 # A worker runs one batch at a time: this bounds how much one person can queue ahead of others.
 MAX_ACTIVE_PER_USER = 3
@@ -68,6 +69,7 @@ def _typed(data: Mapping[str, Any]) -> dict[str, Any]:
         "baseline": (bool, "true or false"),
         "open_ended": (bool, "true or false"),
         "proposer_turns": (int, "a whole number"),
+        "until_accepted": (bool, "true or false"),
     }
     fields = {}
     for name, value in data.items():
@@ -123,6 +125,7 @@ def spec_json(spec: BatchSpec) -> dict[str, Any]:
         "baseline": spec.baseline,
         "open_ended": spec.open_ended,
         "proposer_turns": spec.proposer_turns,
+        "until_accepted": spec.until_accepted,
     }
 
 
@@ -150,14 +153,7 @@ def _enqueue(batch: SynthesisBatch) -> None:
     from apps.synthesis import tasks
 
     if batch.shards:
-        from celery import group
-
-        from apps.rubrics.selectors import subcategory_counts
-
-        # Every shard samples subcategories from the same counts, whatever the others write.
-        used = subcategory_counts()
-        shard = tasks.cpu_synthesis_shard
-        group(shard.si(batch.pk, number, used) for number in range(batch.shards)).delay()
+        enqueue_shards(batch, range(batch.shards))
         return
     run = tasks.gpu_synthesis_batch if needs_gpu(batch.model) else tasks.cpu_synthesis_batch
     run.delay(batch.pk)
@@ -228,6 +224,18 @@ def _sharding(spec: BatchSpec) -> dict[str, int]:
     if not shards.shardable(spec, size):
         return {}
     return {"shards": len(shards.shards_of(spec, size)), "shard_size": size}
+
+
+def enqueue_shards(batch: SynthesisBatch, numbers: range) -> None:
+    from celery import group
+
+    from apps.rubrics.selectors import subcategory_counts
+    from apps.synthesis import tasks
+
+    # Every shard of a wave samples subcategories from the same counts, whatever the others
+    # write (a later wave's counts hold the earlier waves' tasks).
+    used = subcategory_counts()
+    group(tasks.cpu_synthesis_shard.si(batch.pk, number, used) for number in numbers).delay()
 
 
 def batch_end(batch_id: int, status: str, **fields: Any) -> bool:

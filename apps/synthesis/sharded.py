@@ -24,7 +24,7 @@ from apps.common.errors import NotFound
 from apps.rubrics.services import task_discard_untouched
 from apps.synthesis import runner
 from apps.synthesis.models import BatchStatus, SynthesisBatch, SynthesisCandidate
-from apps.synthesis.services import batch_end, spec_load
+from apps.synthesis.services import batch_end, enqueue_shards, spec_load
 from quest.synthesis import shards
 from quest.synthesis.model import Stage
 
@@ -58,7 +58,9 @@ def shard_run(*, batch_id: int, number: int, used: dict[str, int]) -> None:
         log.info("synthesis batch %s has ended; shard %s not run", batch_id, number)
         return
     spec = spec_load(batch.spec)
-    shard = shards.shards_of(spec, batch.shard_size)[number]
+    if not 0 <= number < batch.shards:
+        raise NotFound(f"synthesis batch {batch_id} has no shard {number}")
+    shard = shards.shard_at(spec, number, batch.shard_size)
     written = batch.candidates.filter(index__gte=shard.start, index__lt=shard.stop)
     if written.exists():
         log.info("shard %s of synthesis batch %s was run already", number, batch_id)
@@ -89,7 +91,8 @@ def _count_done(batch_id: int) -> bool:
 
 def batch_finish(*, batch_id: int) -> None:
     """The cross-shard near-duplicate pass, then the batch ends done (unless it was cancelled
-    or failed meanwhile: the pass's findings are then dropped)."""
+    or failed meanwhile: the pass's findings are then dropped); an until_accepted batch short
+    of its goal queues its next wave of shards instead."""
     batch = SynthesisBatch.objects.get(pk=batch_id)
     SynthesisBatch.objects.filter(pk=batch_id).update(active_at=timezone.now())
     rows = batch.candidates.filter(rejected_at="").order_by("index")
@@ -118,7 +121,15 @@ def _reject_and_end(batch_id: int, found: dict[int, Stage]) -> None:
         _reject_duplicate(candidate, found[candidate.index])
         rejected += 1
     SynthesisBatch.objects.filter(pk=batch_id).update(accepted=F("accepted") - rejected)
-    batch_end(batch_id, BatchStatus.DONE)
+    batch = SynthesisBatch.objects.get(pk=batch_id)
+    accepted = batch.candidates.filter(accepted=True).count()
+    wave = shards.next_wave(spec_load(batch.spec), batch.shards, accepted, batch.shard_size)
+    if not wave:
+        batch_end(batch_id, BatchStatus.DONE)
+        return
+    numbers = range(batch.shards, batch.shards + len(wave))
+    SynthesisBatch.objects.filter(pk=batch_id).update(shards=numbers.stop)
+    transaction.on_commit(lambda: enqueue_shards(batch, numbers))
 
 
 def _reject_duplicate(candidate: SynthesisCandidate, stage: Stage) -> None:

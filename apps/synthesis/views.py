@@ -73,6 +73,7 @@ def _form_spec(data: Any) -> dict[str, Any]:
         "classes": _weights(data, "class:"),
         "baseline": data.get("baseline") == "on",
         "open_ended": data.get("open_ended") == "on",
+        "until_accepted": data.get("until_accepted") == "on",
     }
 
 
@@ -93,6 +94,7 @@ def _form_context(request: HttpRequest) -> dict[str, Any]:
         "seed": data.get("seed", "0"),
         "baseline": data.get("baseline") == "on" if data else True,
         "open_ended": data.get("open_ended") == "on",
+        "until_accepted": data.get("until_accepted") == "on",
         "model": data.get("model", ""),
     }
     chosen = {key: value for key, value in data.items() if ":" in key}

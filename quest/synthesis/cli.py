@@ -23,7 +23,7 @@ from typing import Any
 
 from quest.corpus.cli import UsageError, guarded
 from quest.synthesis.model import GENERATORS, LLM_STAGES, MAX_BATCH, STAGES, BatchSpec
-from quest.synthesis.shards import MAX_SHARDED, SHARD_SIZE
+from quest.synthesis.shards import GOAL_PROPOSALS, MAX_SHARDED, SHARD_SIZE
 
 
 def register(subparsers: Any) -> None:
@@ -36,6 +36,12 @@ def register(subparsers: Any) -> None:
         type=int,
         default=20,
         help=f"proposals, 1 to {MAX_BATCH} ({MAX_SHARDED} for kg: past {SHARD_SIZE}, sharded)",
+    )
+    parser.add_argument(
+        "--until-accepted",
+        action="store_true",
+        help=f"kg: --count is the accepted tasks wanted; shards are proposed until the funnel "
+        f"has accepted that many (at most {GOAL_PROPOSALS}x --count proposals)",
     )
     parser.add_argument(
         "--workers",
@@ -226,6 +232,7 @@ def _synth(args: argparse.Namespace) -> int:
         baseline=not args.no_baseline,
         open_ended=args.open_ended,
         proposer_turns=args.proposer_turns,
+        until_accepted=args.until_accepted,
     )
     from quest.synthesis import shards
 
@@ -269,7 +276,7 @@ def _synth(args: argparse.Namespace) -> int:
                 else (f"rejected at {candidate.rejected_at}: {candidate.reason[:120]}")
             )
             _progress(
-                f"[{candidate.index + 1}/{spec.count}] {candidate.target_class} "
+                f"[{candidate.index + 1}/{shards.proposals_most(spec)}] {candidate.target_class} "
                 f"{candidate.record.get('provenance', {}).get('family', '-')}: {outcome}"
             )
     except SynthesisError as exc:
@@ -281,8 +288,8 @@ def _synth(args: argparse.Namespace) -> int:
     names = (*LLM_STAGES, *STAGES) if spec.generator == "llm" else STAGES
     funnel = ", ".join(f"{name} {reached[name]}" for name in names)
     _progress(
-        f"{len(accepted)} of {spec.count} accepted in {minutes * 60:.1f} s "
-        f"({spec.count / minutes:.0f} candidates a minute); passed: {funnel}"
+        f"{len(accepted)} of {len(report)} accepted in {minutes * 60:.1f} s "
+        f"({len(report) / minutes:.0f} candidates a minute); passed: {funnel}"
     )
     return 0
 

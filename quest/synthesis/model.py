@@ -61,6 +61,9 @@ class BatchSpec:
     baseline: bool = True  # run the scripted agent on each accepted candidate
     open_ended: bool = False  # report-writing tasks with criteria and relative scoring (§4)
     proposer_turns: int = 30  # the llm proposer's turn budget per proposal
+    # kg: count is the accepted tasks to reach, proposing shard after shard until the funnel
+    # (cross-shard duplicates included) has accepted that many (quest.synthesis.shards.Goal)
+    until_accepted: bool = False
 
     def problems(self) -> list[str]:
         from quest.synthesis.seeds import CLASSES, SUBCATEGORIES
@@ -72,6 +75,8 @@ class BatchSpec:
             found.append(f"count must be from 1 to {MAX_BATCH}")
         if self.open_ended and self.generator != "kg":
             found.append("open-ended tasks come from the kg generator")
+        if self.until_accepted and self.generator != "kg":
+            found.append("until_accepted needs the kg generator (its batches are sharded)")
         if not 2 <= self.proposer_turns <= 400:
             found.append("proposer_turns must be from 2 to 400")
         if not 0 <= self.seed < 2**31:

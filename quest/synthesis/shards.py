@@ -14,11 +14,20 @@ shard has finished, candidates are taken in batch order and an accepted one that
 nearly repeats, a task an earlier shard had let through the duplicate stage is rejected at that
 stage, as it would have been in one run. Records are relabelled to the batch (index, seed) with
 the shard's own values under provenance.shard, so any candidate can be made again alone.
+
+A batch with `until_accepted` asks for `count` accepted tasks rather than `count` proposals. It
+runs in waves: the first is the shards of `count` proposals; after each wave and its cross-shard
+pass, `next_wave` plans enough further shards (whole shards, numbered on, so the plan does not
+depend on how many workers run them) to make up the shortfall at the acceptance rate seen so far,
+up to GOAL_PROPOSALS times `count` proposals in all. Every candidate made is kept: the last wave
+may accept a few more than the goal.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -29,6 +38,8 @@ from quest.synthesis.model import MAX_BATCH, BatchSpec, Candidate, Stage
 
 SHARD_SIZE = 250  # candidates per shard: about two minutes of one core with the baseline on
 MAX_SHARDED = 20_000  # a sharded batch's most candidates (one shard stays within MAX_BATCH)
+GOAL_PROPOSALS = 2  # an until_accepted batch proposes at most this many times its count
+GOAL_MARGIN = 1.1  # a later wave proposes this much more than the rate so far says it needs
 
 
 @dataclass(frozen=True)
@@ -44,8 +55,9 @@ class Shard:
 
 
 def shardable(spec: BatchSpec, size: int = SHARD_SIZE) -> bool:
-    """The kg generator's batches past one shard; llm batches run whole (one model, one GPU)."""
-    return spec.generator == "kg" and spec.count > size
+    """The kg generator's batches past one shard, and its until_accepted batches (they may run
+    more waves); llm batches run whole (one model, one GPU)."""
+    return spec.generator == "kg" and (spec.count > size or spec.until_accepted)
 
 
 def shard_seed(seed: int, number: int) -> int:
@@ -55,20 +67,52 @@ def shard_seed(seed: int, number: int) -> int:
     return int.from_bytes(digest[:4], "big") % 2**31
 
 
+def proposals_most(spec: BatchSpec) -> int:
+    """The most candidates a batch proposes: its count, or for an until_accepted batch
+    GOAL_PROPOSALS times it (within MAX_SHARDED)."""
+    if not spec.until_accepted:
+        return spec.count
+    return min(spec.count * GOAL_PROPOSALS, MAX_SHARDED)
+
+
+def shard_at(spec: BatchSpec, number: int, size: int = SHARD_SIZE) -> Shard:
+    start = number * size
+    return Shard(
+        number, start, min(start + size, proposals_most(spec)), shard_seed(spec.seed, number)
+    )
+
+
 def shards_of(spec: BatchSpec, size: int = SHARD_SIZE) -> list[Shard]:
+    """The first (for a proposals batch, the only) wave: the shards of `count` proposals."""
+    return [shard_at(spec, k, size) for k in range(math.ceil(spec.count / size))]
+
+
+def next_wave(spec: BatchSpec, planned: int, accepted: int, size: int = SHARD_SIZE) -> list[Shard]:
+    """The shards after the `planned` ones so far, whose candidates include `accepted` accepted
+    ones (after the cross-shard pass): none for a proposals batch, once the goal is met, or once
+    the batch has proposed its most."""
+    proposed = min(planned * size, proposals_most(spec))
+    if not spec.until_accepted or accepted >= spec.count or proposed >= proposals_most(spec):
+        return []
+    rate = max(accepted / max(proposed, 1), 0.05)
+    wanted = math.ceil((spec.count - accepted) / rate * GOAL_MARGIN)
+    last = math.ceil(proposals_most(spec) / size)
     return [
-        Shard(k, start, min(start + size, spec.count), shard_seed(spec.seed, k))
-        for k, start in enumerate(range(0, spec.count, size))
+        shard_at(spec, k, size)
+        for k in range(planned, min(planned + math.ceil(wanted / size), last))
     ]
 
 
 def shard_spec(spec: BatchSpec, shard: Shard) -> BatchSpec:
-    return replace(spec, seed=shard.seed, count=shard.count)
+    return replace(spec, seed=shard.seed, count=shard.count, until_accepted=False)
 
 
 def problems(spec: BatchSpec) -> list[str]:
-    """A spec's problems, a kg batch's count allowed up to MAX_SHARDED (it is sharded)."""
+    """A spec's problems, a kg batch's count allowed up to MAX_SHARDED (it is sharded; an
+    until_accepted batch's up to what it may propose)."""
     most = MAX_SHARDED if spec.generator == "kg" else MAX_BATCH
+    if spec.until_accepted:
+        most //= GOAL_PROPOSALS
     found = [] if 1 <= spec.count <= most else [f"count must be from 1 to {most}"]
     return found + replace(spec, count=max(1, min(spec.count, MAX_BATCH))).problems()
 
@@ -190,26 +234,63 @@ def run_sharded(
     size: int = SHARD_SIZE,
 ) -> list[Candidate]:
     """Every shard of a batch on this machine, `workers` processes at a time (each builds its
-    own inputs with `build`, a picklable callable), then the cross-shard duplicate pass."""
-    plan = shards_of(spec, size)
+    own inputs with `build`, a picklable callable), then the cross-shard duplicate pass; for an
+    until_accepted batch, wave after wave until the goal."""
     made: list[Candidate] = []
-    if workers == 1:
-        inputs = build()
-        for shard in plan:
-            made += synthesize_shard(spec, shard, **inputs)
-            _done(progress, shard, made, spec.count)
-    else:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor, as_completed
+    wave, planned = shards_of(spec, size), 0
+    pool = _pool(workers)
+    if pool is None:  # this process runs the shards: it builds the inputs once, for them all
+        build = functools.cache(build)
+    try:
+        while wave:
+            planned += len(wave)
+            made += _run_wave(
+                spec, wave, build, pool, functools.partial(_done, progress, spec, len(made))
+            )
+            passed = deduplicated(made, encoder)
+            accepted = sum(c.accepted for c in passed)
+            wave = next_wave(spec, planned, accepted, size)
+            if spec.until_accepted:
+                progress(
+                    f"{accepted} of {spec.count} accepted from {len(made)} candidates"
+                    + (f"; {len(wave)} more shards" if wave else "")
+                )
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    return passed
 
-        # Spawned, not forked: a forked child inherits torch's thread pools half-started.
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(workers, mp_context=context) as pool:
-            futures = {pool.submit(_shard_list, spec, shard, build): shard for shard in plan}
-            for future in as_completed(futures):
-                made += future.result()
-                _done(progress, futures[future], made, spec.count)
-    return deduplicated(made, encoder)
+
+def _pool(workers: int) -> Any:
+    if workers == 1:
+        return None
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    # Spawned, not forked: a forked child inherits torch's thread pools half-started.
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+
+
+def _run_wave(
+    spec: BatchSpec,
+    wave: Sequence[Shard],
+    build: Callable[[], dict[str, Any]],
+    pool: Any,
+    done: Callable[[Shard, Sequence[Candidate]], None],
+) -> list[Candidate]:
+    made: list[Candidate] = []
+    if pool is None:
+        for shard in wave:
+            made += synthesize_shard(spec, shard, **build())
+            done(shard, made)
+        return made
+    from concurrent.futures import as_completed
+
+    futures = {pool.submit(_shard_list, spec, shard, build): shard for shard in wave}
+    for future in as_completed(futures):
+        made += future.result()
+        done(futures[future], made)
+    return made
 
 
 def _shard_list(
@@ -230,10 +311,17 @@ def _built(build: Callable[[], dict[str, Any]]) -> dict[str, Any]:
 
 
 def _done(
-    progress: Callable[[str], None], shard: Shard, made: Sequence[Candidate], count: int
+    progress: Callable[[str], None],
+    spec: BatchSpec,
+    before: int,
+    shard: Shard,
+    wave: Sequence[Candidate],
 ) -> None:
-    accepted = sum(c.accepted for c in made if shard.start <= c.index < shard.stop)
+    """One line as a shard ends: `before` candidates came from earlier waves."""
+    accepted = sum(c.accepted for c in wave if shard.start <= c.index < shard.stop)
+    total = f"{before + len(wave)}/{proposals_most(spec)}"
+    goal = f" at most (goal: {spec.count} accepted)" if spec.until_accepted else ""
     progress(
         f"shard {shard.number} [{shard.start}, {shard.stop}): {accepted} of {shard.count} "
-        f"accepted; {len(made)}/{count} candidates"
+        f"accepted; {total} candidates{goal}"
     )

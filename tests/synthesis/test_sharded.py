@@ -152,3 +152,53 @@ def test_the_duplicate_pass_keeps_the_earlier_of_two_shards_repeats() -> None:
     found = shards.later_duplicates([seen(7, "FR"), seen(2, "FR"), seen(3, "DE")], None)
     assert list(found) == [7]
     assert found[7].name == "duplicate" and not found[7].passed
+
+
+@pytest.mark.django_db
+def test_a_batch_until_accepted_queues_waves_until_its_goal_or_its_most(
+    admin: User,
+    geo_corpus: Path,
+    settings: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    settings.SYNTHESIS_SHARD_SIZE = 2
+    # Every shard draws the same tasks: the cross-shard pass rejects all but the first's.
+    monkeypatch.setattr(shards, "shard_seed", lambda seed, number: seed)
+    queued: list[range] = []
+    monkeypatch.setattr(sharded, "enqueue_shards", lambda batch, numbers: queued.append(numbers))
+    spec = {"count": 3, "seed": 4, "baseline": False, "until_accepted": True}
+    batch = batch_create(user=admin, spec=spec)
+    assert (batch.total, batch.shards) == (3, 2)
+    sharded.shard_run(batch_id=batch.pk, number=0, used={})
+    with django_capture_on_commit_callbacks(execute=True):
+        sharded.shard_run(batch_id=batch.pk, number=1, used={})
+
+    batch.refresh_from_db()
+    assert batch.status == "running" and batch.accepted < 3
+    assert queued == [range(2, 3)] and batch.shards == 3, "one more shard makes up the rest"
+    with django_capture_on_commit_callbacks(execute=True):
+        sharded.shard_run(batch_id=batch.pk, number=2, used={})
+    batch.refresh_from_db()
+    assert (batch.status, batch.proposed, batch.shards_done) == ("done", 6, 3)
+    assert queued == [range(2, 3)], "6 candidates proposed: twice the goal, the most"
+    _distinct_accepted(batch)
+
+
+@pytest.mark.django_db
+def test_a_goal_past_what_a_batch_may_propose_is_refused_with_the_limit(
+    client: Client, admin: User, bearer: Callable[[User], dict[str, str]]
+) -> None:
+    for body, words in (
+        ({"count": 10_001, "until_accepted": True}, "count must be from 1 to 10000"),
+        ({"generator": "llm", "count": 5, "until_accepted": True}, "needs the kg generator"),
+        ({"count": 5, "until_accepted": "maybe"}, "until_accepted"),
+    ):
+        made = client.post(
+            "/api/synthesis/batches",
+            json.dumps(body),
+            content_type="application/json",
+            headers=bearer(admin),
+        )
+        assert made.status_code in (400, 422) and words in made.content.decode(), made.content
+    assert not SynthesisBatch.objects.exists()
