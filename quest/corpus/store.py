@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,7 @@ MANIFEST = "corpus.json"
 DOCUMENTS = "documents.jsonl"
 PASSAGES = "passages.jsonl"
 INDEX_DIR = "index"
+RECENT_DOCUMENTS = 4096  # pages CorpusStore.get keeps (a few MB)
 
 
 @dataclass(frozen=True)
@@ -220,6 +222,9 @@ class CorpusStore:
             )
         self._offsets: dict[str, int] = {}
         self._stamp: tuple[int, int] | None = None
+        # The pages read last (a synthesis batch or a reward reads the same ones again and
+        # again), kept while the documents file is unchanged.
+        self._recent: OrderedDict[int, Document] = OrderedDict()
 
     @property
     def index_dir(self) -> Path:
@@ -251,9 +256,17 @@ class CorpusStore:
         offset = self._offset_table(path).get(normalise_url(url))
         if offset is None:
             return None
+        kept = self._recent.get(offset)
+        if kept is not None:
+            self._recent.move_to_end(offset)
+            return kept
         with path.open("rb") as handle:
             handle.seek(offset)
-            return Document.from_json(json.loads(handle.readline()))
+            document = Document.from_json(json.loads(handle.readline()))
+        self._recent[offset] = document
+        if len(self._recent) > RECENT_DOCUMENTS:
+            self._recent.popitem(last=False)
+        return document
 
     def _offset_table(self, path: Path) -> dict[str, int]:
         try:
@@ -264,6 +277,7 @@ class CorpusStore:
         if stamp != self._stamp:
             self._offsets = _scan_offsets(path)
             self._stamp = stamp
+            self._recent.clear()
         return self._offsets
 
 

@@ -4,6 +4,7 @@ written out so that a reader can see exactly what counts."""
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -189,6 +190,7 @@ def tokens(text: str) -> tuple[Token, ...]:
     return tuple(out)
 
 
+@functools.lru_cache(maxsize=65_536)  # a page's words, read claim after claim
 def fold_word(word: str) -> str:
     decomposed = unicodedata.normalize("NFKD", word.replace("\u2019", "'"))
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()

@@ -64,6 +64,7 @@ class TitleDistractors:
         self._entries: list[_Entry] = []
         self._by_name: dict[str, list[_Entry]] = defaultdict(list)
         self._by_group: dict[tuple[str, str], list[_Entry]] = defaultdict(list)
+        self._by_url: dict[str, list[_Entry]] = defaultdict(list)
         for url, title, text in pages:
             name = title_name(title)
             if not name:
@@ -71,6 +72,7 @@ class TitleDistractors:
             entry = _Entry(name, url, (url_host(url), page_kind(text)))
             self._entries.append(entry)
             self._by_group[entry.group].append(entry)
+            self._by_url[url].append(entry)
             for word in {fold(name), *fold(name).split()}:
                 self._by_name[word].append(entry)
 
@@ -113,7 +115,7 @@ class TitleDistractors:
         return (exact or candidates)[0] if candidates else None
 
     def _entries_at(self, url: str) -> list[_Entry]:
-        return [entry for entry in self._entries if entry.url == url]
+        return self._by_url.get(url, [])
 
 
 def title_name(title: str) -> str:

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Literal, TypeAlias
 
 from quest.rubric.claims import clause_spans
@@ -230,6 +230,15 @@ class _Window:
     vocabulary: Vocabulary
     sentences: tuple[_Sentence, ...]
 
+    # A page's windows are kept (lru_cache) and read for claim after claim: these once each.
+    @cached_property
+    def numbers(self) -> tuple[Number, ...]:
+        return tuple(find_numbers(self.text))
+
+    @cached_property
+    def negated(self) -> bool:
+        return _negated(list(self.words))
+
 
 def page_support(claim: str, page: Document, *, must: ParamValue | None = None) -> Support:
     """Whether `page` states `claim` (and `must`, a value a check asks for), with the window.
@@ -305,12 +314,12 @@ def _negated(words: list[str]) -> bool:
     return count % 2 == 1
 
 
-@lru_cache(maxsize=512)  # at least MAX_CITATIONS pages of one answer
+@lru_cache(maxsize=4096)  # at least MAX_CITATIONS pages of one answer; a batch's pages recur
 def _vocabulary(text: str, title: str) -> frozenset[str]:
     return frozenset(fold(f"{title} {text}").split())
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=4096)
 def _windows(text: str, title: str) -> tuple[_Window, ...]:
     """Each sentence, alone and with each length of the run of pronoun-led sentences after it
     (at most MAX_RUN of them: a page of a thousand "It …" sentences costs linear time)."""
@@ -402,7 +411,7 @@ def _bracket_owner(before: str) -> tuple[str, ...]:
 def _missing(fact: _Fact, window: _Window, must: ParamValue | None) -> list[str]:
     """What the window lacks to state the fact (empty when it states it)."""
     missing: list[str] = []
-    page_numbers = list(find_numbers(window.text)) if fact.numbers or must is not None else []
+    page_numbers = window.numbers if fact.numbers or must is not None else ()
     for number in fact.numbers:
         if not any(numbers_match(p, number, 0.0, 0.0) for p in page_numbers):
             missing.append(f"the figure {number.value.normalize():f}")
@@ -414,7 +423,7 @@ def _missing(fact: _Fact, window: _Window, must: ParamValue | None) -> list[str]
             missing.append(", ".join(f"'{word}'" for word in absent[:3]))
     if must is not None and not _states_value(must, window, page_numbers):
         missing.append(f"the value {must!r}")
-    if _negated(list(window.words)) != fact.negated:
+    if window.negated != fact.negated:
         missing.append("the same polarity (one side says 'not')")
     extra = _ordinals_before(window.words, fact) - fact.ordinals
     if extra:
@@ -443,7 +452,7 @@ def _unbound(fact: _Fact, window: _Window) -> list[str]:
     return missing
 
 
-def _states_value(value: ParamValue, window: _Window, numbers: list[Number]) -> bool:
+def _states_value(value: ParamValue, window: _Window, numbers: tuple[Number, ...]) -> bool:
     if isinstance(value, str):
         needle = fold(value).split()
         words = list(window.words)

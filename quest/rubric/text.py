@@ -21,6 +21,7 @@ after before between during under above such
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 
+@lru_cache(maxsize=65_536)  # the reward folds the same pages and claims again and again
 def fold(text: str) -> str:
     """Case-, accent- and punctuation-insensitive form: `São-Paulo!` -> `sao paulo`."""
     decomposed = unicodedata.normalize("NFKD", text[:MAX_SCAN])

@@ -37,6 +37,7 @@ class DomainGraph:
         self._by_subject: dict[str, list[Fact]] = defaultdict(list)
         self._by_value: dict[tuple[str, Value], list[Fact]] = defaultdict(list)
         self._by_target: dict[str, list[Fact]] = defaultdict(list)
+        self._of_kind: dict[str, tuple[Entity, ...]] = {}
         for fact in self.facts:
             self._by_subject[fact.subject].append(fact)
             self._by_value[(fact.relation, fact.value)].append(fact)
@@ -62,7 +63,10 @@ class DomainGraph:
         return self.entities[entity_id]
 
     def of_kind(self, kind: str) -> list[Entity]:
-        return sorted((e for e in self.entities.values() if e.kind == kind), key=lambda e: e.id)
+        if kind not in self._of_kind:
+            found = (e for e in self.entities.values() if e.kind == kind)
+            self._of_kind[kind] = tuple(sorted(found, key=lambda e: e.id))
+        return list(self._of_kind[kind])
 
     def facts_of(self, entity_id: str, relation: str | None = None) -> list[Fact]:
         facts = self._by_subject.get(entity_id, [])

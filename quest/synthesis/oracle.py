@@ -20,6 +20,7 @@ the generator wrote one (its rubric, solution and provenance, with the knowledge
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
@@ -225,6 +226,7 @@ def _denied(prose: str, names: Sequence[str], known: Sequence[str]) -> str:
     return ""
 
 
+@functools.lru_cache(maxsize=65_536)  # the same names, compared again and again
 def normal(name: str) -> str:
     """A name compared as a whole: accents, case, punctuation and a leading "the" dropped."""
     decomposed = unicodedata.normalize("NFKD", name)

@@ -15,6 +15,7 @@ counts, for less.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Sequence
@@ -192,5 +193,6 @@ def _kinds(sentence: str, subject: str) -> list[str]:
     return found
 
 
+@functools.lru_cache(maxsize=65_536)  # the same pages, read again and again
 def _fold(text: str) -> str:
     return " ".join("".join(c if c.isalnum() else " " for c in text.casefold()).split())

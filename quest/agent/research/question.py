@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from quest.agent.research.tallies import fold
 from quest.search.tokens import STOPWORDS, normalise, terms
@@ -45,9 +45,15 @@ _SCOPE = re.compile(r"[^,.;()]{0,40}?\bin (?:the )?([A-Z][\w'-]*(?:\s+[A-Z][\w'-
 
 def key_terms(text: str) -> list[str]:
     """Content terms of `text`, stemmed, in order, each once."""
-    return list(dict.fromkeys(stem(t) for t in terms(text) if t not in QUESTION_WORDS))
+    return list(_key_terms(text))
 
 
+@lru_cache(maxsize=65_536)  # the scripted agent reads the same sentences turn after turn
+def _key_terms(text: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(stem(t) for t in terms(text) if t not in QUESTION_WORDS))
+
+
+@lru_cache(maxsize=65_536)  # the scripted agent stems the same terms over and over
 def stem(term: str) -> str:
     """A light suffix fold, so "painted", "painting" and "painter" meet; the search tokenizer
     folds plurals only, and a question rarely uses the verb form its answer uses."""

@@ -68,6 +68,7 @@ class Publisher:
         )
 
 
+@functools.lru_cache(maxsize=65_536)  # the same names, looked up again and again
 def folded(name: str) -> str:
     """ "Hagåtña" and "Hagatna" are one name: accents, case and spacing aside."""
     decomposed = unicodedata.normalize("NFKD", name)
