@@ -40,6 +40,10 @@ DUPLICATE_COSINE = 0.97
 MAX_CACHED_VECTORS = 500_000  # about 770 MB of 384-float vectors at most
 _VECTORS: dict[tuple[str, str], np.ndarray] = {}
 SIMILAR_COSINE = 0.9  # with the same entities, this close is the same task asked again
+# "The same entities": at least this share of the two tasks' subjects in common (Jaccard). A
+# comparison of seven elements that shares one with an earlier comparison asks another question
+# with another answer; a lookup of the country an earlier task found is the same task again.
+SAME_SUBJECTS = 0.5
 # The red-team's reward evaluations per candidate: the fixed attacks (about 17 answers) and a
 # few rounds of edits, about 0.15 s a candidate, so a batch of 200 stays fast. The dossier (96
 # KB, 0.3 s to score) and the hedge over a dozen neighbours' facts (30 ms each) are left to
@@ -274,11 +278,16 @@ class DuplicateIndex:
         vector = self._encode([question])[0]
         sims = np.stack(self._vectors) @ vector
         best = int(np.argmax(sims))
+        if sims[best] < DUPLICATE_COSINE:
+            # The closest of the similar questions about the same things, if any.
+            near = [int(i) for i in np.flatnonzero(sims >= SIMILAR_COSINE)]
+            same = [i for i in near if self._same_subjects(subjects, i)]
+            best = max(same, key=lambda i: float(sims[i])) if same else best
         cosine = float(sims[best])
-        # Questions already in the store have no subjects: for them similarity alone decides.
-        overlap = bool(set(subjects) & self.subjects[best]) or not self.subjects[best]
         detail = {"cosine": round(cosine, 4), "nearest": self.questions[best][:300]}
-        if cosine >= DUPLICATE_COSINE or (overlap and cosine >= SIMILAR_COSINE):
+        if cosine >= DUPLICATE_COSINE or (
+            cosine >= SIMILAR_COSINE and self._same_subjects(subjects, best)
+        ):
             return Stage(
                 "duplicate",
                 False,
@@ -286,6 +295,15 @@ class DuplicateIndex:
                 detail,
             )
         return Stage("duplicate", True, f"nearest existing question at cosine {cosine:.3f}", detail)
+
+    def _same_subjects(self, subjects: Sequence[str], index: int) -> bool:
+        """Whether a task about `subjects` is about what the index's task `index` is about.
+        Questions already in the store have no subjects: for them similarity alone decides."""
+        theirs = self.subjects[index]
+        if not theirs:
+            return True
+        ours = frozenset(subjects)
+        return len(ours & theirs) >= SAME_SUBJECTS * len(ours | theirs)
 
 
 def baseline_stage(

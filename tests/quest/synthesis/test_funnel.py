@@ -128,6 +128,26 @@ def test_duplicates_by_entities_and_by_meaning() -> None:
     assert not again.passed and "same entities" in again.reason
 
 
+def test_similar_questions_are_one_task_when_they_share_most_of_their_subjects() -> None:
+    index = funnel.DuplicateIndex(MiniLMEncoder())
+    earlier = "Which of the elements Potassium, Tungsten, Ruthenium, Uranium or Nickel is densest?"
+    index.add(earlier, ("densest", "K", "W", "Ru", "U", "Ni"), ("K", "W", "Ru", "U", "Ni"))
+    # Three of seven elements in common: another set, another answer.
+    other_set = "Which of the elements Potassium, Ruthenium, Uranium, Lithium or Zinc is densest?"
+    other = index.stage(
+        other_set, ("densest", "K", "Ru", "U", "Li", "Zn"), ("K", "Ru", "U", "Li", "Zn")
+    )
+    assert other.passed and other.detail["cosine"] >= funnel.SIMILAR_COSINE
+    # Four of five in common: the same question again.
+    same_set = "Which of the elements Potassium, Tungsten, Ruthenium or Uranium is densest?"
+    same = index.stage(same_set, ("densest", "K", "W", "Ru", "U"), ("K", "W", "Ru", "U"))
+    assert not same.passed and "near-duplicate" in same.reason
+    # Of the similar questions, the one about the same things decides.
+    index.add(other_set, ("densest", "K", "Ru", "U", "Li", "Zn"), ("K", "Ru", "U", "Li", "Zn"))
+    again = index.stage(same_set, ("x",), ("K", "W", "Ni", "Ru"))
+    assert not again.passed and earlier[:40] in again.reason
+
+
 def test_without_an_encoder_only_the_same_entities_count() -> None:
     index = funnel.DuplicateIndex(None)
     index.add("q1", ("KE", "capital"), ("KE",))
