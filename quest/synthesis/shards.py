@@ -39,7 +39,7 @@ from quest.synthesis.model import MAX_BATCH, BatchSpec, Candidate, Stage
 SHARD_SIZE = 250  # candidates per shard: about two minutes of one core with the baseline on
 MAX_SHARDED = 20_000  # a sharded batch's most candidates (one shard stays within MAX_BATCH)
 GOAL_PROPOSALS = 2  # an until_accepted batch proposes at most this many times its count
-GOAL_MARGIN = 1.1  # a later wave proposes this much more than the rate so far says it needs
+GOAL_MARGIN = 1.25  # a later wave proposes this much more than the rate so far says it needs
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ def goal(count: int, **fields: Any) -> BatchSpec:
 
 def test_the_next_wave_makes_up_the_shortfall_at_the_rate_seen_so_far() -> None:
     spec = goal(100, seed=3)
-    # 4 shards of 25 gave 80 accepted: 20 more at 0.8 is 25 candidates, 28 with the margin.
+    # 4 shards of 25 gave 80 accepted: 20 more at 0.8 is 25 candidates, 32 with the margin.
     wave = shards.next_wave(spec, planned=4, accepted=80, size=25)
     assert [s.number for s in wave] == [4, 5]
     assert [(s.start, s.stop) for s in wave] == [(100, 125), (125, 150)]
