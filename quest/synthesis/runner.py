@@ -93,11 +93,14 @@ def synthesize(
         subcategory, target = sampler.next_subcategory(), sampler.next_class()
         rng = random.Random(f"{spec.seed}:{index}")
         if spec.generator == "llm":
-            yield _llm_candidate(batch, index, subcategory, target, rng)
+            made = _llm_candidate(batch, index, subcategory, target, rng)
         elif spec.open_ended:
-            yield open_candidate(batch, index, subcategory, rng)
+            made = open_candidate(batch, index, subcategory, rng)
         else:
-            yield _kg_candidate(batch, index, subcategory, target, rng)
+            made = _kg_candidate(batch, index, subcategory, target, rng)
+        if made.accepted:
+            sampler.landed(subcategory, str(made.record.get("subcategory") or subcategory))
+        yield made
 
 
 def _setup_llm(
@@ -194,19 +197,27 @@ def _narrative_draft(
 ) -> Draft:
     """The draft grounded on Wikipedia pages (quest.synthesis.narrative); where it has no fact
     a page states, up to NARRATIVE_TRIES other drafts for the same seed are tried, so that
-    families with narrative facts come first. The first draft when none grounds."""
+    families with narrative facts come first. The first draft when none grounds; a chain across
+    domains is grounded where it can be but never traded for another draft (few of its facts
+    have a narrative page, and the chains across domains are what the mix is short of)."""
     index, tried = narrative_index(), draft
     if not index.in_store(batch.pages):
         return draft
     for _ in range(NARRATIVE_TRIES + 1):
         grounded = ground(tried, index, rng, pages=batch.pages)
-        if narrative_urls(grounded):
+        if narrative_urls(grounded) or cross_domain_chain(tried):
             return grounded
         made = _kg_draft(batch, subcategory, target, rng, [], tries=1)
         if made is None:
             break
         tried = made
     return draft
+
+
+def cross_domain_chain(draft: Draft) -> bool:
+    """A chain whose facts come from two or more data domains (synth_bench's measure)."""
+    family = draft.family
+    return family == "domain_chain" or (family.startswith("chain") and len(draft.domains) >= 2)
 
 
 def _llm_candidate(

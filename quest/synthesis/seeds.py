@@ -58,6 +58,9 @@ def class_shape(name: str) -> tuple[int, int]:
     return index // 3 + 1, index % 3 + 1
 
 
+LANDED_ELSEWHERE = 0.5  # of a draw that was filed under another subcategory, given back
+
+
 class SeedSampler:
     """Next (subcategory, class) for a batch, deterministic for a seed."""
 
@@ -74,7 +77,7 @@ class SeedSampler:
             raise ValueError("no subcategory to sample from")
         self._rng = random.Random(seed)
         self._subcategories = list(subcategories)
-        self._used: Counter[str] = Counter({s: int((used or {}).get(s, 0)) for s in subcategories})
+        self._used: dict[str, float] = {s: int((used or {}).get(s, 0)) for s in subcategories}
         weights = {k: float(v) for k, v in (category_weights or {}).items() if v > 0}
         self._category_weights = {s: weights[s] for s in subcategories if s in weights}
         targets = {k: float(v) for k, v in (class_weights or CLASS_TARGETS).items() if v > 0}
@@ -92,6 +95,15 @@ class SeedSampler:
         self._used[choice] += 1
         self._drawn[choice] += 1
         return choice
+
+    def landed(self, drawn: str, subcategory: str) -> None:
+        """A task drawn for `drawn` that was filed under `subcategory` (the kg generator files a
+        task by the domain its answer belongs to): least-used first counts it where it landed,
+        and half of it where it was drawn, so a subcategory whose drafts land elsewhere is
+        drawn up to twice as often, never so often that the others starve."""
+        if drawn != subcategory and subcategory in self._used and not self._category_weights:
+            self._used[drawn] -= LANDED_ELSEWHERE
+            self._used[subcategory] += 1
 
     def next_class(self) -> str:
         choice = self._largest_deficit(self._class_targets, self._classes)

@@ -25,6 +25,8 @@ from quest.synthesis.kg_domains import DomainGraph
 FIGURES: dict[str, tuple[str, list[str], str]] = {
     # relation: (what the question asks, context words, sentence template)
     "density": ("density", ["density"], "The density of {name} is {value} g/cm³"),
+    # Its element page and its Wikipedia page both state it (quest.synthesis.narrative).
+    "atomic_number": ("atomic number", ["atomic"], "The atomic number of {name} is {value}"),
     "atomic_weight": (
         "standard atomic weight",
         ["weight"],

@@ -55,6 +55,13 @@ RANKINGS: dict[str, list[Ranking]] = {
             False,
             "Which of the elements {names} has the lowest standard atomic weight?",
         ),
+        Ranking(
+            "comparison",
+            "element",
+            "atomic_number",
+            True,
+            "Which of the elements {names} has the highest atomic number?",
+        ),
     ],
     "elements.discovery": [
         Ranking(

@@ -53,6 +53,25 @@ def test_subcategories_are_taken_least_used_first() -> None:
     assert sorted(first[1:]) == ["Music", "News"]  # Music at 1 ties News, then both at 2
 
 
+def test_a_task_filed_elsewhere_counts_where_it_landed() -> None:
+    subcategories = ["Music", "News", "Shopping"]
+    sampler = SeedSampler(seed=1, subcategories=subcategories)
+    drawn = []
+    for _ in range(40):
+        drawn.append(sampler.next_subcategory())
+        if drawn[-1] == "Music":
+            sampler.landed("Music", "News")  # every Music draft is filed under News
+    # Music is drawn twice as often as Shopping; News, filled by Music's drafts, seldom.
+    counts = Counter(drawn)
+    assert (
+        abs(counts["Music"] - 2 * counts["Shopping"]) <= 1 and counts["News"] < counts["Shopping"]
+    )
+    weighted = SeedSampler(seed=1, subcategories=subcategories, category_weights={"Music": 1})
+    weighted.next_subcategory()
+    weighted.landed("Music", "News")
+    assert weighted.next_subcategory() == "Music", "weights are what was asked for: unchanged"
+
+
 def test_category_weights_replace_least_used_first() -> None:
     sampler = SeedSampler(
         seed=1, subcategories=SUBCATEGORIES, category_weights={"News": 3, "Music": 1}
