@@ -78,11 +78,27 @@ def test_an_admin_starts_a_batch_from_the_form(client: Client, admin: User) -> N
     assert batch.spec == {"generator": "kg", "count": 5, "seed": 11,
                           "categories": {"General Info.": 2.0}, "classes": {"C2": 1.0},
                           "baseline": False, "open_ended": False,
-                          "proposer_turns": 30}  # fmt: skip
+                          "proposer_turns": 30, "until_accepted": False}  # fmt: skip
     page = client.get(created["Location"]).content.decode()
     assert f"Batch {batch.pk} queued." in page
     assert f'hx-get="/synthesis/{batch.pk}/progress/" hx-trigger="every 1s"' in page
     assert 'data-testid="cancel-batch"' in page
+
+
+def test_a_batch_until_its_accepted_tasks_shows_the_goal(
+    client: Client, admin: User, settings: Any
+) -> None:
+    _login(client, admin)
+    form = {"generator": "kg", "count": "300", "seed": "4", "until_accepted": "on"}
+    created = client.post("/synthesis/", form)
+    batch = SynthesisBatch.objects.get()
+    assert created.status_code == 302 and batch.spec["until_accepted"] is True
+    assert (batch.total, batch.shards) == (300, 2), "300 proposed first, in two shards"
+    page = client.get(created["Location"]).content.decode()
+    assert "until 300 accepted" in page and 'aria-label="tasks accepted"' in page
+    assert "<strong>0</strong> of 300 tasks accepted" in page
+    listing = client.get("/synthesis/").content.decode()
+    assert "0 / 300 accepted" in listing
 
 
 @pytest.mark.parametrize(

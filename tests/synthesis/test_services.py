@@ -71,7 +71,7 @@ def test_a_batch_is_queued_for_a_worker_only_after_it_is_committed(
     assert (batch.status, batch.total, batch.created_by) == ("queued", 5, admin)
     assert batch.spec == {"generator": "kg", "count": 5, "seed": 0, "categories": {},
                           "classes": {}, "baseline": True, "open_ended": False,
-                          "proposer_turns": 30}  # fmt: skip
+                          "proposer_turns": 30, "until_accepted": False}  # fmt: skip
 
 
 def test_the_celery_task_runs_a_batch_and_is_routed_to_the_cpu_queue(
