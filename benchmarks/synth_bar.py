@@ -72,9 +72,7 @@ def bar(rows: list[dict[str, Any]]) -> dict[str, Any]:
         ]
         return sum(x >= TOP_HIT_MAX for x in rewards) / len(rewards) if rewards else float("nan")
 
-    references = [
-        float(stages_of(r)["solvability"]["detail"].get("reward", 0.0)) for r in accepted
-    ]
+    references = [float(stages_of(r)["solvability"]["detail"].get("reward", 0.0)) for r in accepted]
     excess = [
         float(stages_of(r)["redteam"]["detail"].get("excess", 0.0))
         for r in accepted
@@ -121,14 +119,16 @@ def main() -> int:
         return 1
     found = bar(rows)
     for key, value in found.items():
+        shown = value
         if isinstance(value, float):
-            value = f"{value:.3f}"
+            shown = f"{value:.3f}"
         elif isinstance(value, dict):
-            value = ", ".join(
-                f"{k} {v:.1%}" if isinstance(v, float) and key == "categories" else f"{k} {v}"
+            shown = ", ".join(
+                f"{k} {v:.1%}" if key == "categories" else f"{k} {v:.3g}" if isinstance(v, float)
+                else f"{k} {v}"
                 for k, v in value.items()
-            )
-        print(f"{key}: {value}")
+            )  # fmt: skip
+        print(f"{key}: {shown}")
     if args.json:
         Path(args.json).write_text(json.dumps(found, indent=2) + "\n", encoding="utf-8")
     return 0

@@ -34,7 +34,8 @@ def test_an_admin_queues_a_batch_and_anyone_with_a_role_can_follow_it(
     assert created.status_code == 202, created.content
     body = created.json()
     assert body["status"] == "queued" and body["created_by"] == "ada"
-    defaults = {"generator": "kg", "open_ended": False, "proposer_turns": 30, "until_accepted": False}
+    defaults = {"generator": "kg", "open_ended": False, "proposer_turns": 30}
+    defaults["until_accepted"] = False
     assert body["spec"] == {**defaults, **spec}
     assert (body["total"], body["proposed"], body["accepted"]) == (12, 0, 0)
     assert body["url"] == f"/synthesis/{body['id']}/"
