@@ -76,10 +76,15 @@ def proposals_most(spec: BatchSpec) -> int:
 
 
 def shard_at(spec: BatchSpec, number: int, size: int = SHARD_SIZE) -> Shard:
-    start = number * size
-    return Shard(
-        number, start, min(start + size, proposals_most(spec)), shard_seed(spec.seed, number)
-    )
+    """Shard `number`: the first wave's cover [0, count) (the last may be short), later waves'
+    follow on from `count`, `size` candidates each, up to the batch's most."""
+    first = math.ceil(spec.count / size)
+    if number < first:
+        start, stop = number * size, min((number + 1) * size, spec.count)
+    else:
+        start = spec.count + (number - first) * size
+        stop = min(start + size, proposals_most(spec))
+    return Shard(number, start, stop, shard_seed(spec.seed, number))
 
 
 def shards_of(spec: BatchSpec, size: int = SHARD_SIZE) -> list[Shard]:
@@ -91,12 +96,12 @@ def next_wave(spec: BatchSpec, planned: int, accepted: int, size: int = SHARD_SI
     """The shards after the `planned` ones so far, whose candidates include `accepted` accepted
     ones (after the cross-shard pass): none for a proposals batch, once the goal is met, or once
     the batch has proposed its most."""
-    proposed = min(planned * size, proposals_most(spec))
+    proposed = shard_at(spec, planned - 1, size).stop if planned else 0
     if not spec.until_accepted or accepted >= spec.count or proposed >= proposals_most(spec):
         return []
     rate = max(accepted / max(proposed, 1), 0.05)
     wanted = math.ceil((spec.count - accepted) / rate * GOAL_MARGIN)
-    last = math.ceil(proposals_most(spec) / size)
+    last = math.ceil(spec.count / size) + math.ceil((proposals_most(spec) - spec.count) / size)
     return [
         shard_at(spec, k, size)
         for k in range(planned, min(planned + math.ceil(wanted / size), last))

@@ -169,7 +169,7 @@ def test_a_batch_until_accepted_queues_waves_until_its_goal_or_its_most(
     monkeypatch.setattr(sharded, "enqueue_shards", lambda batch, numbers: queued.append(numbers))
     spec = {"count": 3, "seed": 4, "baseline": False, "until_accepted": True}
     batch = batch_create(user=admin, spec=spec)
-    assert (batch.total, batch.shards) == (3, 2)
+    assert (batch.total, batch.shards) == (3, 2), "[0, 2) and [2, 3)"
     sharded.shard_run(batch_id=batch.pk, number=0, used={})
     with django_capture_on_commit_callbacks(execute=True):
         sharded.shard_run(batch_id=batch.pk, number=1, used={})
@@ -177,11 +177,13 @@ def test_a_batch_until_accepted_queues_waves_until_its_goal_or_its_most(
     batch.refresh_from_db()
     assert batch.status == "running" and batch.accepted < 3
     assert queued == [range(2, 3)] and batch.shards == 3, "one more shard makes up the rest"
-    with django_capture_on_commit_callbacks(execute=True):
-        sharded.shard_run(batch_id=batch.pk, number=2, used={})
-    batch.refresh_from_db()
-    assert (batch.status, batch.proposed, batch.shards_done) == ("done", 6, 3)
-    assert queued == [range(2, 3)], "6 candidates proposed: twice the goal, the most"
+    while batch.status == "running":
+        with django_capture_on_commit_callbacks(execute=True):
+            sharded.shard_run(batch_id=batch.pk, number=batch.shards - 1, used={})
+        batch.refresh_from_db()
+    assert (batch.status, batch.proposed) == ("done", 6), "twice the goal proposed, the most"
+    assert batch.shards_done == batch.shards == len(queued) + 2
+    assert list(batch.candidates.values_list("index", flat=True)) == list(range(6))
     _distinct_accepted(batch)
 
 

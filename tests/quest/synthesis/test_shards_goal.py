@@ -38,6 +38,15 @@ def test_no_next_wave_once_the_goal_is_met_or_the_most_proposed() -> None:
     assert shards.next_wave(proposals, planned=4, accepted=10, size=25) == []
 
 
+def test_a_small_goal_proposes_its_count_first_and_later_waves_follow_on() -> None:
+    spec = goal(12, seed=5)
+    assert [(s.start, s.stop) for s in shards.shards_of(spec, 250)] == [(0, 12)]
+    wave = shards.next_wave(spec, planned=1, accepted=9, size=250)
+    assert [(s.start, s.stop) for s in wave] == [(12, 24)], "on from 12, up to twice the goal"
+    plan = shards.shards_of(goal(7), 5) + shards.next_wave(goal(7), 2, 1, 5)
+    assert [(s.start, s.stop) for s in plan] == [(0, 5), (5, 7), (7, 12), (12, 14)], "no gaps"
+
+
 def test_the_plan_does_not_depend_on_the_workers() -> None:
     spec = goal(1000, seed=8)
     first = shards.shards_of(spec, 250)
