@@ -67,6 +67,16 @@ def _inputs(pages: CorpusStore, distractors: TitleDistractors) -> dict[str, Any]
     return {"pages": pages, "distractors": distractors, "top_hit": False}
 
 
+def _run(
+    spec: BatchSpec, pages: CorpusStore, distractors: TitleDistractors, lines: list[str]
+) -> list[shards.Candidate]:
+    """The batch in this process, shards of 2, no encoder (entities decide duplicates)."""
+    build = functools.partial(_inputs, pages, distractors)
+    return shards.run_sharded(
+        spec, build=build, workers=1, encoder=None, progress=lines.append, size=2
+    )
+
+
 def test_a_goal_batch_runs_waves_until_it_has_its_accepted_tasks(
     pages: CorpusStore, distractors: TitleDistractors, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -80,15 +90,7 @@ def test_a_goal_batch_runs_waves_until_it_has_its_accepted_tasks(
         return made
 
     monkeypatch.setattr(shards, "next_wave", counted)
-    spec = goal(4, seed=12, baseline=False)
-    made = shards.run_sharded(
-        spec,
-        build=functools.partial(_inputs, pages, distractors),
-        workers=1,
-        encoder=None,
-        progress=lines.append,
-        size=2,
-    )
+    made = _run(goal(4, seed=12, baseline=False), pages, distractors, lines)
     accepted = [c for c in made if c.accepted]
     assert len(accepted) >= 4
     assert [c.index for c in made] == list(range(len(made))), "batch order, no gaps"
@@ -102,15 +104,7 @@ def test_a_goal_it_cannot_reach_stops_at_twice_its_count(
 ) -> None:
     # Every shard draws the same tasks: after the first, the cross-shard pass rejects them all.
     monkeypatch.setattr(shards, "shard_seed", lambda seed, number: seed)
-    spec = goal(3, seed=5, baseline=False)
-    made = shards.run_sharded(
-        spec,
-        build=functools.partial(_inputs, pages, distractors),
-        workers=1,
-        encoder=None,
-        progress=lambda line: None,
-        size=2,
-    )
+    made = _run(goal(3, seed=5, baseline=False), pages, distractors, [])
     assert len(made) == 6, "at most GOAL_PROPOSALS x count candidates"
     first = [c for c in made if c.index < 2 and c.accepted]
     later = [c for c in made if c.index >= 2]
