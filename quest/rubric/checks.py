@@ -8,7 +8,7 @@ failure says why in `reasoning`; every pass quotes the claim or page sentence it
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import date
 
 from quest.rubric.binding import (
@@ -19,6 +19,7 @@ from quest.rubric.binding import (
 from quest.rubric.commitment import same_name
 from quest.rubric.dates import find_dates, parse_date
 from quest.rubric.documents import normalise_url, url_host
+from quest.rubric.lexicon import GENERIC_HEADS, UNIT_WORDS
 from quest.rubric.model import Check, ParamValue
 from quest.rubric.names import entity_mentions
 from quest.rubric.numbers import Number, find_numbers, number_from_param, numbers_match
@@ -37,6 +38,7 @@ from quest.rubric.regex_guard import EVALUATION_SECONDS, SEARCH_SECONDS, RegexTi
 from quest.rubric.support import page_support
 from quest.rubric.text import MAX_SCAN, fold, fold_with_origin
 from quest.rubric.verdict import Evidence, LeafVerdict
+from quest.text.values import parse_number, plain_number
 
 
 def run_check(check: Check, ctx: CheckContext) -> LeafVerdict:
@@ -110,48 +112,87 @@ def _contradiction(check: Check, rival: str, claim: str) -> str:
 
 
 def _committed(check: Check, ctx: CheckContext) -> LeafVerdict:
-    """Identity: the answer's committed value (quest.rubric.commitment) names the value."""
-    too_long = _over_length(check, ctx)
-    if too_long:
-        return verdict_of(check, False, too_long)
-    commitment = ctx.commitment(as_list=False)
-    if not commitment.committed:
-        return verdict_of(check, False, f"nothing is committed: {commitment.problem}")
+    """Identity: the answer's committed value (quest.rubric.commitment) is, as a whole, the
+    value: the same number (sign and all, with a unit the question uses) or the same name under
+    its aliases. A long answer keeps its commitment: `max_chars` is read by no check now."""
     value = str(check.params["value"])
     aliases = check.params.get("aliases")
     names = (value, *(str(a) for a in aliases)) if isinstance(aliases, tuple) else (value,)
+    others = check.params.get("others")
+    rivals = tuple(str(o) for o in others) if isinstance(others, tuple) else ()
+    commitment = ctx.commitment(as_list=False, candidates=(*names, *rivals))
+    if not commitment.committed:
+        return verdict_of(check, False, f"nothing is committed: {commitment.problem}")
     written = commitment.items[0]
-    if any(same_name(written, name) for name in names):
+    if _is_value(written, names, rivals, ctx.task):
         return verdict_of(check, True, f"commits to {written!r}", Evidence("", commitment.line))
     return verdict_of(check, False, f"commits to {written!r}, not {value!r}")
 
 
-def _over_length(check: Check, ctx: CheckContext) -> str:
-    most = check.params.get("max_chars")
-    if isinstance(most, int) and len(ctx.answer) > most:
+def _is_value(written: str, names: Sequence[str], rivals: Sequence[str], question: str) -> bool:
+    expected = plain_number(names[0])
+    if expected is not None:
+        found = parse_number(written)
         return (
-            f"the answer is {len(ctx.answer):,} characters, over the {most:,} this task "
-            "allows: bulk commits to nothing"
+            found is not None
+            and found.exact
+            and found.value == expected
+            and _units_ok(found.unit, question)
         )
-    return ""
+    return any(same_name(written, name) for name in _with_heads(names, rivals))
 
 
-def _committed_items(check: Check, ctx: CheckContext) -> tuple[list[str], str]:
-    """The allowed values the committed list names (each once), or why there is none."""
-    too_long = _over_length(check, ctx)
-    if too_long:
-        return [], too_long
-    commitment = ctx.commitment(as_list=True)
-    if not commitment.committed:
-        return [], f"nothing is committed: {commitment.problem}"
+def _units_ok(unit: Sequence[str], question: str) -> bool:
+    """A committed number's unit words are units, or the question's own words ("11 public
+    holidays"); any other word ("57 or so", "57 maybe") is more than the number."""
+    asked = set(fold(question).split())
+    return all(word in UNIT_WORDS or fold(word) in asked for word in unit)
+
+
+def _with_heads(names: Sequence[str], rivals: Sequence[str]) -> list[str]:
+    """The names, and each without its generic head noun ("Matsumoto Airport" -> "Matsumoto")
+    when that shorter name is no rival's."""
+    taken = {fold(r) for r in rivals}
+    out = list(names)
+    for name in names:
+        folded = fold(name)
+        for head in GENERIC_HEADS:
+            short = folded.removesuffix(f" {head}")
+            if short != folded and short and short not in taken:
+                out.append(short)
+                break
+    return out
+
+
+def _committed_items(check: Check, ctx: CheckContext) -> tuple[list[str], int, str]:
+    """The allowed values the committed list names (each once), how many of its items are not
+    allowed, or why there is none. A list longer than the tree asks for commits to nothing."""
     values = check.params["values"]
     assert isinstance(values, tuple)
+    commitment = ctx.commitment(as_list=True, candidates=tuple(str(v) for v in values))
+    if not commitment.committed:
+        return [], 0, f"nothing is committed: {commitment.problem}"
+    if ctx.list_most and len(commitment.items) > ctx.list_most:
+        return (
+            [],
+            0,
+            (
+                f"the committed list has {len(commitment.items)} items where {ctx.list_most} are "
+                "asked: it commits to nothing"
+            ),
+        )
     hits: list[str] = []
+    wrong = 0
     for item in commitment.items:
-        match = next((str(v) for v in values if same_name(item, str(v))), None)
-        if match is not None and match not in hits:
+        match = next(
+            (str(v) for v in _with_heads([str(x) for x in values], ()) if same_name(item, str(v))),
+            None,
+        )
+        if match is None:
+            wrong += 1
+        elif match not in hits:
             hits.append(match)
-    return hits, ""
+    return hits, wrong, ""
 
 
 def _entity_hits(
@@ -171,11 +212,12 @@ def _entity_hits(
 
 def _one_of(check: Check, ctx: CheckContext) -> LeafVerdict:
     if check.params.get("committed"):
-        committed, problem = _committed_items(check, ctx)
+        committed, wrong, problem = _committed_items(check, ctx)
         if problem:
             return verdict_of(check, False, problem)
-        line = ctx.commitment(as_list=True).line
-        hits = [(name, Evidence("", line)) for name in committed]
+        # Each wrong item costs what a right one earns: spraying candidates earns nothing.
+        kept = committed[: max(0, len(committed) - wrong)]
+        hits = [(name, Evidence("", f"{len(committed)} right, {wrong} wrong")) for name in kept]
         search = ValueSearch(check)
     else:
         sources = claim_sources(check, ctx)
@@ -207,10 +249,11 @@ def _at_most(check: Check, ctx: CheckContext) -> LeafVerdict:
     most = check.params["most"]
     assert isinstance(values, tuple) and isinstance(most, int)
     if check.params.get("committed"):
-        _, problem = _committed_items(check, ctx)
+        _, _, problem = _committed_items(check, ctx)
         if problem:
             return verdict_of(check, False, problem)
-        stated = list(ctx.commitment(as_list=True).items)
+        candidates = tuple(str(v) for v in values)
+        stated = list(ctx.commitment(as_list=True, candidates=candidates).items)
     else:
         sources = claim_sources(check, ctx)
         if isinstance(sources, str):

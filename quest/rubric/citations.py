@@ -29,6 +29,7 @@ from markdown_it.token import Token
 
 from quest.rubric.sentences import sentence_starts
 from quest.rubric.text import MAX_SCAN
+from quest.text.visible import visible_markdown
 
 _ADJACENT_MARKERS = re.compile(r"\[(\d{1,4})\](?=\[\d{1,4}\])")
 
@@ -107,7 +108,8 @@ def _markdown() -> MarkdownIt:
 
 @lru_cache(maxsize=64)
 def parse_citations(answer: str) -> CitedAnswer:
-    text = answer[:MAX_SCAN]
+    """The claims and citations of what a reader of the answer sees (quest.text.visible)."""
+    text = visible_markdown(answer[:MAX_SCAN])
     # "[1][2]" is two numbered citations, not Markdown's link "1" to reference "2".
     lines = _ADJACENT_MARKERS.sub(r"[\1] ", text).split("\n")
     references, kept_lines = _reference_lines(lines)

@@ -1,25 +1,26 @@
 """The committed answer: what an objective task's answer says its answer is, and nothing else.
 
-The task asks for the answer in one checkable form: the answer's **last line of prose** reads
-`Exact answer: <value>` (the convention of BrowseComp; bold or italic label allowed, only a
-reference list may follow it). For a "find k items" task the value lists the items separated
-by ";" (commas too when no ";" is written). Identity leaves (`committed: true` on `mentions`,
-`one_of` and `at_most`) read this value only, never a mention anywhere else, so a dossier of
-every candidate's facts, a comparison with the right entity or a hedge over neighbours commits
-to nothing.
+The task asks for the answer in one checkable form (BrowseComp's "Exact Answer" discipline):
+the answer's **last** `Exact answer: <value>` line is its commitment (the label bold or not, with
+a colon, a full-width colon, or as the first cell of a table row whose next cell is the value).
+Identity leaves (`committed: true` on `mentions`, `one_of` and `at_most`) read this value only.
+Everything is read in what a person sees (quest.text.visible): HTML, code, footnotes, alt text
+and reference notes are prose; hidden elements are not.
 
-Nothing is committed when:
-- there is no `Exact answer:` line, or it is not the last line of prose (a retraction after it);
-- there are two `Exact answer:` lines (it is written once, whatever they say);
-- the value asks, hedges or negates ("Is it X?", "X or Y", "one of", "probably X", "not X");
-- a claim of the answer denies the committed value ("X is wrong", "forget X", "X (false)");
-- a claim calls another of the tree's names "the answer" ("Correction: the answer is Niue");
-- the answer is longer than the check's `max_chars` (bulk is no answer: see quest.rubric.checks);
+The value must be, **as a whole**, one value of the asked type (quest.text.values): a name equal
+to the answer under its aliases, a number (separators, number words, a sign, a unit the
+question uses), or, for a list question, names separated by ";" (commas when no ";"). Anything
+else on the line — a bracket, a symbol, a second value, a hedge or a word of denial — commits to
+nothing. Nothing is committed either when:
+- there is no `Exact answer:` line;
+- the prose states another candidate as a conclusion anywhere, before or after the line: "the
+  answer is Y", "my pick is Y", "Final answer: Y" as a heading, label or table row, "Correction:
+  … Y", "X (actually Y)" (quest.rubric.conclusions);
+- a claim denies the committed value ("X is wrong", "forget X", "X (false)") or retracts what
+  came before it ("All of the above is wrong") after the commitment;
+- the committed value is struck out anywhere (`~~X~~`, `<del>X</del>`);
 - the answer holds the protocol's own tags (`<ANSWER>`, `</answer>`, `<think>` in any case).
-
-Struck-out text (`~~X~~`, `<del>`, `<s>`) is no prose (quest.rubric.citations), so it is never
-committed to. Values are compared as whole names after folding (case, accents, punctuation, a
-leading "the" and a trailing parenthesis): "Sudan" is not "South Sudan".
+Length is no reason: a long correct report keeps its commitment.
 """
 
 from __future__ import annotations
@@ -29,31 +30,28 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from quest.rubric.citations import Claim
-from quest.rubric.claims import judge_occurrence
-from quest.rubric.names import entity_mentions
+from quest.rubric.conclusions import rival_conclusion
 from quest.rubric.text import fold, word_set
+from quest.text.values import name_key
 
-LABEL = re.compile(r"^\W*exact\s+answer\W*?:\W*", re.IGNORECASE)
+LABEL = re.compile(r"^[*_#>\s]*exact\s+answer[*_\s]*[:\uff1a\ufe55][*_\s]*", re.IGNORECASE)
+_ROW_LABEL = re.compile(r"^(?:[^:|]{1,40}:\s*)?[*_\s]*exact\s+answer[*_\s]*$", re.IGNORECASE)
 # The protocol's own tags inside an answer, in any case: the answer smuggles a second one.
 _PROTOCOL_TAG = re.compile(r"</?\s*(?:answer|tool_call|tool_response|think)\s*>", re.IGNORECASE)
-_MARKUP = re.compile(r"[*_`\"\u201c\u201d\u2018\u2019]+")
-_TRAILING_BRACKET = re.compile(r"\s*\([^()]*\)\s*$")
-# Words that make a value something other than one committed answer.
+# Emphasis and quotes around a value are how it is shown, not what it says.
+_WRAPPING = ' \t*_`"\u201c\u201d\u2018\u2019\u00ab\u00bb'
 _HEDGES = word_set(
     """or either maybe perhaps probably possibly likely unlikely unsure unknown uncertain
-    unclear undecided guess not no none cannot neither nor whether might could isn aren"""
+    unclear undecided guess not no none cannot neither nor whether might could isn aren
+    approximately about around roughly circa nearly almost estimated"""
 )
 _HEDGE_PHRASES = ("one of", "not sure", "some of", "any of", "i think", "i believe")
-# Predicates that deny what a claim names: a small list, backed by the structural rules above
-# (last line, one value) that do not depend on any word.
+# Predicates that deny what a claim names: a small list, backed by the structural rules above.
 DENIALS = word_set(
     """wrong incorrect false untrue mistaken erroneous invalid inaccurate retract retracted
     disregard ignore forget scratch rejected wrongly"""
 )
-_DELETED = re.compile(r"~~(.+?)~~|<(del|s|strike)\b[^>]*>(.*?)</\2\s*>", re.IGNORECASE | re.DOTALL)
-_CAPITALISED = re.compile(r"\b[A-Z][\w'\u2019-]*(?:\s+(?:[A-Z][\w'\u2019-]*|of|the|de|la|del))*")
-MAX_NAMES = 16  # names read in one claim that speaks of the answer (the cost stays linear)
-ANSWER_WORD = "answer"  # "the answer is X" in the prose names an answer as the line does
+_DELETED = re.compile(r"~~(.+?)~~", re.DOTALL)
 DENIAL_REACH = 4  # words either side of a name that a denial must fall within
 _DENIAL_PHRASES = ("ruled out", "rule out", "not the answer", "not correct", "not right")
 
@@ -74,75 +72,77 @@ def read_commitment(
     *,
     as_list: bool = False,
     answer: str = "",
+    shown: str = "",
     names: Collection[str] = (),
+    question: str = "",
 ) -> Commitment:
-    """The answer's commitment, read from its claims (prose only, in order); `answer`, the
-    raw text, is searched for protocol tags (an answer holding another `<answer>` block shows
-    one thing and means another, so it commits to nothing); `names` (folded) are the other
-    answers the prose may name as "the answer"."""
+    """The answer's commitment, read from its claims (what a person sees, in order); `answer`,
+    the raw text, is searched for protocol tags; `shown`, what a reader sees, for struck-out
+    text; `names` are the candidates the prose may conclude on instead; `question` says which
+    numbers are the task's own."""
     tag = _PROTOCOL_TAG.search(answer)
     if tag:
         return Commitment((), "", f"the answer holds the protocol tag {tag[0]!r}")
-    struck = [fold(m.group(1) or m.group(3) or "") for m in _DELETED.finditer(answer)]
-    lines = [(i, c.text) for i, c in enumerate(claims) if LABEL.match(c.text)]
+    lines = [(i, value) for i, c in enumerate(claims) if (value := line_value(c)) is not None]
     if not lines:
         return Commitment((), "", "the answer has no 'Exact answer:' line")
-    index, line = lines[-1]
-    value = _clean(LABEL.sub("", line, count=1))
-    problem = _line_problem(claims, lines, value, as_list)
+    index, raw = lines[-1]
+    line = claims[index].text
+    value = clean_value(raw)
+    problem = _value_problem(value, as_list)
     if problem:
         return Commitment((), line, problem)
     items = split_items(value) if as_list else (value,)
+    others = [c for i, c in enumerate(claims) if i != index]
     problem = (
-        _struck(struck, items)
-        or _denied(claims[:index], items)
-        or _other_answer(claims[:index], items, names)
+        _struck(shown, items)
+        or _denied(others, items)
+        or _retracted(claims[index + 1 :])
+        or rival_conclusion(others, items, names, question)
+        or _earlier_lines(lines[:-1], items)
     )
     return Commitment((), line, problem) if problem else Commitment(items, line)
 
 
-def _line_problem(
-    claims: Sequence[Claim], lines: Sequence[tuple[int, str]], value: str, as_list: bool
-) -> str:
-    index = lines[-1][0]
-    if index != len(claims) - 1:
-        after = claims[index + 1].text
-        return f"text follows the 'Exact answer:' line: {_cut(after)!r}"
-    if len(lines) > 1:
-        return "the answer gives several 'Exact answer:' lines: the line is written once"
-    if not value:
-        return "the 'Exact answer:' line is empty"
-    return _not_committal(value, as_list)
+def line_value(claim: Claim) -> str | None:
+    """The value a claim commits to when it is an `Exact answer:` line, else None."""
+    found = LABEL.match(claim.text)
+    if found:
+        return claim.text[found.end() :]
+    if claim.kind == "row":
+        cells = claim.text.split(" | ")
+        if len(cells) == 2 and _ROW_LABEL.match(cells[0]):
+            return re.sub(r"^[^:|]{1,40}:\s*", "", cells[1])
+    return None
+
+
+def clean_value(text: str) -> str:
+    value = text.strip().strip(_WRAPPING)
+    return value[:-1].strip(_WRAPPING) if value.endswith((".", "!")) else value
 
 
 def split_items(value: str) -> tuple[str, ...]:
     parts = value.split(";") if ";" in value else re.split(r",|\band\b", value)
-    return tuple(p for part in parts if (p := _clean(part)))
+    return tuple(p for part in parts if (p := clean_value(part)))
 
 
 def same_name(written: str, name: str) -> bool:
-    """A committed value names `name`: equal as whole names once folded."""
-    return _key(written) == _key(name) != ""
+    """A committed value names `name`: equal as whole names (quest.text.values.name_key)."""
+    return name_key(clean_value(written)) == name_key(name) != ""
 
 
-def _key(text: str) -> str:
-    folded = fold(_TRAILING_BRACKET.sub("", _clean(text)))
-    return folded.removeprefix("the ").strip()
-
-
-def _clean(text: str) -> str:
-    return _MARKUP.sub("", text).strip().rstrip(".!").strip()
-
-
-def _not_committal(value: str, as_list: bool) -> str:
+def _value_problem(value: str, as_list: bool) -> str:
+    if not value:
+        return "the 'Exact answer:' line is empty"
     if "?" in value:
         return "the 'Exact answer:' line asks instead of answering"
     words = fold(value).split()
-    hedge = next((w for w in words if w in _HEDGES), None)
+    hedge = next((w for w in words if w in _HEDGES | DENIALS), None)
     if hedge is None and "/" in value:
         hedge = "/"
+    joined = f" {' '.join(words)} "
     if hedge is None:
-        hedge = next((p for p in _HEDGE_PHRASES if f" {p} " in f" {' '.join(words)} "), None)
+        hedge = next((p for p in _HEDGE_PHRASES if f" {p} " in joined), None)
     if hedge is not None:
         return f"the 'Exact answer:' line hedges or negates ({hedge!r}): it commits to nothing"
     if not as_list and ";" in value:
@@ -164,7 +164,7 @@ def _denied(claims: Sequence[Claim], items: Sequence[str]) -> str:
     """A claim that denies a committed value within a few words of naming it ("X is wrong",
     "forget X", "X (false)", "I ruled out X"). Far apart, the denial is about something else
     ("some pages wrongly give Sydney; the capital is Canberra")."""
-    keys = [k.split() for item in items if (k := _key(item))]
+    keys = [k.split() for item in items if (k := fold(item))]
     for claim in claims:
         if not denies(claim.text):
             continue
@@ -180,46 +180,43 @@ def _denied(claims: Sequence[Claim], items: Sequence[str]) -> str:
     return ""
 
 
-def _struck(struck: Sequence[str], items: Sequence[str]) -> str:
-    """A committed value the answer also strikes out (`~~X~~`, `<del>X</del>`): it took the
-    value back, whatever the line says."""
-    for item in items:
-        key = f" {_key(item)} "
-        if any(key in f" {text} " for text in struck):
-            return f"the answer strikes out what it commits to ({item!r})"
+_RETRACTION = re.compile(
+    r"\b(?:all|everything|each|any|most|some|none)\b[^.!?]{0,30}\b(?:above|before|previous|said|"
+    r"written|this)\b[^.!?]{0,20}\b(?:is|are|was|were)\b[^.!?]{0,10}\b(?:wrong|incorrect|false|"
+    r"mistaken|invalid|inaccurate)\b"
+    r"|\b(?:disregard|ignore|forget|scratch|discard|retract)\b[^.!?]{0,20}\b(?:above|everything|"
+    r"all|this|that|my answer|the answer|previous)\b",
+    re.IGNORECASE,
+)
+
+
+def _retracted(after: Sequence[Claim]) -> str:
+    """A claim after the commitment that takes back what came before it."""
+    for claim in after:
+        found = _RETRACTION.search(claim.text)
+        if found:
+            return f"the answer retracts its answer after giving it: {_cut(claim.text)!r}"
     return ""
 
 
-def _other_answer(claims: Sequence[Claim], items: Sequence[str], names: Collection[str]) -> str:
-    """A claim that calls another name the answer ("Correction: the answer is Niue", "The
-    answer is Austria"): the prose then gives two answers, and the line commits to neither. A
-    name the claim negates ("the answer is Australia, not New Zealand") is no second answer."""
-    committed = {_key(item) for item in items}
-    rivals = sorted((n for n in names if n not in committed), key=len, reverse=True)
-    for claim in claims:
-        if ANSWER_WORD not in fold(claim.text).split():
-            continue
-        spans = entity_mentions(claim.text, rivals) + _named_after_answer(claim.text, committed)
-        for start, end in sorted((a, b) for a, b, *_ in spans)[:MAX_NAMES]:
-            if judge_occurrence(claim.text, start, end, allow_list=True).commits:
-                named = claim.text[start:end]
-                return f"the prose gives another answer ({named!r}): {_cut(claim.text)!r}"
+def _earlier_lines(lines: Sequence[tuple[int, str]], items: Sequence[str]) -> str:
+    """An earlier `Exact answer:` line with another value: the answer gave two answers."""
+    wanted = {name_key(i) for i in items}
+    for _, raw in lines:
+        value = clean_value(raw)
+        if {name_key(i) for i in split_items(value)} - wanted and name_key(value) not in wanted:
+            return f"the answer gives another 'Exact answer:' line: {value[:80]!r}"
     return ""
 
 
-def _named_after_answer(text: str, committed: set[str]) -> list[tuple[int, int]]:
-    """Capitalised names after the word "answer" in its sentence ("the answer is Kairouan",
-    "the answer is Armenia; Iran"), other than the committed ones and their words."""
-    at = re.search(r"\banswer\b", text, re.IGNORECASE)
-    if at is None:
-        return []
-    words = {w for key in committed for w in key.split()}
-    found = []
-    for match in _CAPITALISED.finditer(text, at.end()):
-        key = _key(match[0])
-        if key and key not in committed and not set(key.split()) <= words:
-            found.append((match.start(), match.end()))
-    return found
+def _struck(shown: str, items: Sequence[str]) -> str:
+    """A committed value the answer also strikes out (`~~X~~`): it took the value back."""
+    keys = [f" {k} " for item in items if (k := name_key(item))]
+    for struck in _DELETED.finditer(shown):
+        inner = f" {name_key(struck[1])} "
+        if any(key in inner for key in keys):
+            return "the answer strikes out what it commits to"
+    return ""
 
 
 def _cut(text: str, limit: int = 120) -> str:

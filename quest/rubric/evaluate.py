@@ -46,7 +46,18 @@ def check_context(
         store=store,
         judge=judge,
         names=tree_names(leaf.check for leaf in compiled.tree.leaves() if leaf.check),
+        list_most=list_size(compiled),
     )
+
+
+def list_size(compiled: CompiledTree) -> int:
+    """The k of a "find k" tree: the most items its committed list slots ask for (0 if none)."""
+    sizes = [
+        leaf.check.params.get("at_least", 1)
+        for leaf in compiled.tree.leaves()
+        if leaf.check and leaf.check.kind == "one_of" and leaf.check.params.get("committed")
+    ]
+    return max((s for s in sizes if isinstance(s, int)), default=0)
 
 
 def leaf_verdicts(compiled: CompiledTree, ctx: CheckContext) -> dict[str, LeafVerdict]:

@@ -33,12 +33,15 @@ class CheckContext:
     store: DocumentStore | None = None
     judge: ChatClient | None = None
     names: frozenset[str] = frozenset()  # the tree's entity names (quest.rubric.binding)
+    list_most: int = 0  # items a committed list may hold: the k of "find k" (0: no list)
     cited: CitedAnswer = field(init=False)
     claim_judge: ClaimJudge | None = field(init=False)
     regex_seconds: float = field(init=False, default=EVALUATION_SECONDS)  # left for this answer
     _pages: dict[str, Document | None] = field(init=False, default_factory=dict)
     _binder: Binder | None = field(init=False, default=None)
-    _commitments: dict[bool, Commitment] = field(init=False, default_factory=dict)
+    _commitments: dict[tuple[bool, tuple[str, ...]], Commitment] = field(
+        init=False, default_factory=dict
+    )
 
     def __post_init__(self) -> None:
         self.cited = parse_citations(self.answer)
@@ -55,12 +58,20 @@ class CheckContext:
             self._binder = Binder([c.text for c in self.cited.claims], self.names)
         return self._binder
 
-    def commitment(self, *, as_list: bool) -> Commitment:
-        if as_list not in self._commitments:
-            self._commitments[as_list] = read_commitment(
-                self.cited.claims, as_list=as_list, answer=self.answer, names=self.names
+    def commitment(self, *, as_list: bool, candidates: tuple[str, ...] = ()) -> Commitment:
+        """The committed value, read once per shape and candidate list (quest.rubric.commitment);
+        `candidates` are the names the prose might conclude on instead."""
+        key = (as_list, candidates)
+        if key not in self._commitments:
+            self._commitments[key] = read_commitment(
+                self.cited.claims,
+                as_list=as_list,
+                answer=self.answer,
+                shown=self.cited.text,
+                names=candidates,
+                question=self.task,
             )
-        return self._commitments[as_list]
+        return self._commitments[key]
 
     @property
     def judge_calls(self) -> int:

@@ -127,9 +127,9 @@ def test_a_dossier_that_never_commits_scores_zero() -> None:
     assert _score(dossier) == 0.0
 
 
-def test_an_answer_past_the_length_limit_commits_to_nothing() -> None:
-    padding = " ".join(["Oceania has many islands."] * 400)
-    assert _score(f"{FACTS} {padding}\n\nExact answer: Australia\n\n[1] {AU}") == 0.0
+def test_a_long_correct_report_keeps_its_credit_past_the_old_length_limit() -> None:
+    padding = " ".join(["Oceania has many islands."] * 4000)  # ~100 KB, max_chars is 6,000
+    assert _score(f"{FACTS} {padding}\n\nExact answer: Australia\n\n[1] {AU}") == 1.0
 
 
 def test_a_retraction_after_the_commitment_leaves_nothing_committed() -> None:
