@@ -314,7 +314,11 @@ def _rival_number(
     for index, (_, text) in enumerate(sources):
         for found in find_numbers(text):
             written = text[found.start : found.end]
-            if numbers_match(found, expected, *tolerance) or year_like(written):
+            # A year beside a figure is no rival ("in 2019 its population was …"), but beside a
+            # year it is: listing candidate years earns no year's credit.
+            if numbers_match(found, expected, *tolerance) or (
+                year_like(written) and not year_like(str(expected.value))
+            ):
                 continue
             if search.commits(text, found.start, found.end, index):
                 return _contradiction(check, written, text)

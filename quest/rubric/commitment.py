@@ -16,8 +16,8 @@ nothing. Nothing is committed either when:
 - the prose states another candidate as a conclusion anywhere, before or after the line: "the
   answer is Y", "my pick is Y", "Final answer: Y" as a heading, label or table row, "Correction:
   … Y", "X (actually Y)" (quest.rubric.conclusions);
-- a claim denies the committed value ("X is wrong", "forget X", "X (false)") or retracts what
-  came before it ("All of the above is wrong") after the commitment;
+- a claim denies the committed value ("X is wrong", "forget X", "X (false)") or retracts all
+  that was said ("All of the above is wrong");
 - the committed value is struck out anywhere (`~~X~~`, `<del>X</del>`);
 - the answer holds the protocol's own tags (`<ANSWER>`, `</answer>`, `<think>` in any case).
 Length is no reason: a long correct report keeps its commitment.
@@ -97,7 +97,7 @@ def read_commitment(
     problem = (
         _struck(shown, items)
         or _denied(others, items)
-        or _retracted(claims[index + 1 :])
+        or _retracted(others)
         or rival_conclusion(others, items, names, question)
         or _earlier_lines(lines[:-1], items)
     )
@@ -190,12 +190,13 @@ _RETRACTION = re.compile(
 )
 
 
-def _retracted(after: Sequence[Claim]) -> str:
-    """A claim after the commitment that takes back what came before it."""
-    for claim in after:
+def _retracted(claims: Sequence[Claim]) -> str:
+    """A claim that takes back everything said ("All of the above is wrong"): the answer then
+    says two things, and a reader cannot tell which it means."""
+    for claim in claims:
         found = _RETRACTION.search(claim.text)
         if found:
-            return f"the answer retracts its answer after giving it: {_cut(claim.text)!r}"
+            return f"the answer retracts what it said: {_cut(claim.text)!r}"
     return ""
 
 

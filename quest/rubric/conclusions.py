@@ -115,7 +115,7 @@ def _candidate_at(
         return number[0].strip() if value is not None and value not in numbers else ""
     if capitalised:
         found = _CAPITALISED.match(rest)
-        if found and name_key(found[0]) not in committed and not numbers:
+        if found and name_key(found[0]) not in committed:
             words = name_key(found[0]).split()
             if words and not set(words) <= {w for c in committed for w in c.split()}:
                 return found[0]

@@ -59,3 +59,64 @@ UNIT_WORDS = frozenset(
         "percent",
     ]
 )
+
+# The wordings of a relation beside the tree's own context word: the question's wording and its
+# usual synonyms ("year of statehood", "admitted to the Union", "discovery year", "element
+# number", "above sea level"). A value counts where its clause says one of them.
+CONTEXT_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "state": (
+        "statehood",
+        "admitted",
+        "admission",
+        "union",
+        "states",
+        "joined",
+        "entered",
+    ),
+    "discovered": (
+        "discovery",
+        "discover",
+        "discovering",
+        "discoverer",
+        "discoverers",
+        "identified",
+        "isolated",
+        "first found",
+        "found",
+        "detected",
+        "first observed",
+        "first synthesized",
+        "first synthesised",
+        "synthesized",
+        "synthesised",
+    ),
+    "atomic": ("element number", "protons", "proton number", "atomic no", "z"),
+    "holidays": ("holiday", "bank holidays", "days off", "public holiday", "national holidays"),
+    "subdivisions": (
+        "subdivision",
+        "first level",
+        "provinces",
+        "regions",
+        "divisions",
+        "administrative divisions",
+        "iso 3166 2",
+    ),
+    "highest": (
+        "elevation",
+        "above sea level",
+        "altitude",
+        "feet",
+        "ft",
+        "highest elevation",
+        "loftiest",
+        "tallest",
+    ),
+    "capital": ("seat of government", "capital city"),
+    "currency": ("iso 4217", "money", "legal tender", "monetary unit", "currency code"),
+    "official": ("official language", "official languages", "officially", "co official"),
+    "language": ("languages", "tongue", "spoken"),
+    "airport": ("airfield", "aerodrome", "serves", "located", "lies", "situated", "based"),
+    "area": ("surface", "size", "spans", "km2", "sq km", "square miles", "covers"),
+    "population": ("populace", "population of", "people living", "citizens", "home to"),
+    "largest": ("most populous", "biggest", "largest city", "most people"),
+}

@@ -91,10 +91,17 @@ def numbers_match(
     allowed = max(Decimal(repr(tolerance_abs)), Decimal(repr(tolerance_rel)) * abs(expected.value))
     if gap <= allowed:
         return True
+    if not tolerance_abs and not tolerance_rel and _year(expected):
+        # A year is exact; rounding is for quantities: "1.8 thousand" is no year of statehood.
+        return False
     quantum = max(found.quantum, expected.quantum)
     if quantum > ROUNDING_SHARE * abs(expected.value):
         return False
     return _round(found.value, quantum) == _round(expected.value, quantum)
+
+
+def _year(number: Number) -> bool:
+    return number.quantum >= 1 and 1000 <= number.value <= 2100
 
 
 def _round(value: Decimal, quantum: Decimal) -> Decimal:

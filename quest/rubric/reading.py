@@ -14,6 +14,7 @@ from quest.rubric.commitment import Commitment, read_commitment
 from quest.rubric.cues import Judgement
 from quest.rubric.documents import Document, DocumentStore
 from quest.rubric.judge import ChatClient, ClaimJudge
+from quest.rubric.lexicon import CONTEXT_SYNONYMS
 from quest.rubric.model import Check
 from quest.rubric.regex_guard import EVALUATION_SECONDS
 from quest.rubric.sentences import sentence_spans
@@ -210,5 +211,11 @@ def binder_for(check: Check, ctx: CheckContext) -> Binder | None:
 
 
 def context_of(check: Check) -> tuple[tuple[str, ...], ...]:
+    """The check's context phrases, folded, with each one's usual wordings
+    (quest.rubric.lexicon): "statehood" and "admitted" say what "state" does."""
     raw = check.params.get("context") or ()
-    return tuple(tuple(fold(str(c)).split()) for c in raw) if isinstance(raw, tuple) else ()
+    if not isinstance(raw, tuple):
+        return ()
+    phrases = [fold(str(c)) for c in raw]
+    phrases += [fold(s) for c in phrases for s in CONTEXT_SYNONYMS.get(c, ())]
+    return tuple(tuple(p.split()) for p in dict.fromkeys(phrases) if p)

@@ -8,11 +8,11 @@ k names separated by ";". A task record's `oracle` says what is true:
      "distractors": [...]}
 
 `judge_answer` is deliberately strict and simple, and shares no code with the rubric reward
-(quest.rubric): it is what the reward is measured against. An answer is **right** only when it
-has exactly one exact-answer line, last in its prose, whose value names the true answer as a
-whole name ("Sudan" is not "South Sudan"), neither struck out nor hedged, and the prose does
-not deny or retract it; **wrong** when it commits to a wrong value; **uncommitted** otherwise.
-A wrong find-k list still earns the share of the k names asked that it names validly.
+(quest.rubric): it is what the reward is measured against. An answer is **right** only when its
+last exact-answer line (any earlier one saying the same) names the true answer as a whole name
+("Sudan" is not "South Sudan"), neither struck out, hedged nor marked with a symbol, and the
+prose does not deny or retract it; **wrong** when it commits to a wrong value; **uncommitted**
+otherwise. A wrong find-k list still earns the share of the k names asked that it names validly.
 
 `record_oracle` reads a record's oracle, or derives the same from a kg record written before
 the generator wrote one (its rubric, solution and provenance, with the knowledge graph).
@@ -33,7 +33,10 @@ Verdict: TypeAlias = Literal["right", "wrong", "uncommitted"]
 FAMILIES = ("lookup", "find_k", "chain")
 
 _LABEL = re.compile(r"exact\s+answer", re.IGNORECASE)
-_LINE = re.compile(r"^exact\s+answer\s*:\s*(.*)$", re.IGNORECASE | re.DOTALL)
+_LINE = re.compile(r"^exact\s+answer\s*[:\uff1a]\s*(.*)$", re.IGNORECASE | re.DOTALL)
+# A committed value is words and the punctuation inside names; any other sign (≠, ~, <, %)
+# makes it something other than the answer.
+_SYMBOL = re.compile(r"[^\w\s'\u2019.,&;()\-]")
 _REFERENCE = re.compile(r"^\s*\[\d+\]:?\s+\S+\s*$")
 _TAGS = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
 _ANY_TAG = re.compile(r"</?\s*answer\b[^>]*>", re.IGNORECASE)
@@ -101,18 +104,19 @@ def judge_answer(oracle: Mapping[str, Any], answer: str) -> OracleVerdict:
     if problem:
         return OracleVerdict("uncommitted", problem)
     lines = _without_references(text.splitlines())
-    labelled = [i for i, line in enumerate(lines) if _LABEL.search(line)]
+    labelled = [i for i, line in enumerate(lines) if _LINE.match(_plain(line))]
     if not labelled:
         return OracleVerdict("uncommitted", "no 'Exact answer:' line")
-    if len(labelled) > 1 or len(_LABEL.findall(lines[labelled[0]])) > 1:
-        return OracleVerdict("uncommitted", "more than one 'Exact answer:' line")
-    index = labelled[0]
-    if any(line.strip() for line in lines[index + 1 :]):
-        return OracleVerdict("uncommitted", "prose follows the 'Exact answer:' line")
+    index = labelled[-1]
+    if len(_LABEL.findall(lines[index])) > 1:
+        return OracleVerdict("uncommitted", "more than one 'Exact answer:' on its line")
     found = _LINE.match(_plain(lines[index]))
-    if found is None:
-        return OracleVerdict("uncommitted", "'Exact answer:' does not open its line")
-    prose = "\n".join(lines[:index])
+    assert found is not None
+    earlier = {_clean(_LINE.sub(r"\1", _plain(lines[i]))) for i in labelled[:-1]}
+    if earlier - {_clean(found.group(1))}:
+        return OracleVerdict("uncommitted", "another 'Exact answer:' line names something else")
+    # The last line is the commitment; prose after it is read like prose before it.
+    prose = "\n".join(line for i, line in enumerate(lines) if i not in labelled)
     known = [*answers, *(str(d) for d in oracle.get("distractors") or ())]
     return _judge_value(found.group(1), prose, family, answers, k, known)
 
@@ -125,9 +129,10 @@ def _judge_value(
     if not value:
         why = "the committed value is struck out" if struck else "the committed value is empty"
         return OracleVerdict("uncommitted", why)
-    hedge = _HEDGES.search(value)
+    hedge = _HEDGES.search(value) or _SYMBOL.search(value)
     if hedge:
-        return OracleVerdict("uncommitted", f"the committed value is hedged ({hedge.group(0)!r})")
+        why = f"is hedged or carries a sign ({hedge.group(0)!r})"
+        return OracleVerdict("uncommitted", f"the committed value {why}")
     names = _names(value) if family == "find_k" else [value]
     wrong = _wrong(names, family, answers, k)
     if wrong:

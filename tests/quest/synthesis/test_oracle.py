@@ -33,20 +33,17 @@ TABLE = [
     (LOOKUP, f"{BODY}{REFS}", "uncommitted", "no 'Exact answer:'"),
     (LOOKUP, f"{BODY}\n\nExact answer: Austria{REFS}", "wrong", "Austria"),
     (LOOKUP, f"{BODY}\n\nExact answer: Switzerland, not Austria", "wrong", "not a valid"),
+    # The last line commits; prose after it is read like prose before it.
+    (LOOKUP, f"{BODY}\n\nExact answer: Switzerland\n\nThanks for asking.", "right", "true"),
     (
         LOOKUP,
-        f"{BODY}\n\nExact answer: Switzerland\n\nThanks for asking.",
+        f"{BODY}\n\nExact answer: Switzerland\nExact answer: Austria",
         "uncommitted",
-        "follows",
+        "something else",
     ),
-    (LOOKUP, f"{BODY}\n\nExact answer: Switzerland\nExact answer: Austria", "uncommitted", "more"),
-    (
-        LOOKUP,
-        f"{BODY}\n\nExact answer: Switzerland\nExact answer: Switzerland",
-        "uncommitted",
-        "more",
-    ),
-    (LOOKUP, f"{BODY} So my exact answer: Switzerland", "uncommitted", "does not open"),
+    (LOOKUP, f"{BODY}\n\nExact answer: Switzerland\nExact answer: Switzerland", "right", "true"),
+    (LOOKUP, f"{BODY} So my exact answer: Switzerland", "uncommitted", "no 'Exact answer:'"),
+    (LOOKUP, f"{BODY}\n\nExact answer: \u2260 Switzerland", "uncommitted", "sign"),
     (LOOKUP, f"{BODY}\n\nExact answer: Is it Switzerland?", "uncommitted", "hedged"),
     (LOOKUP, f"{BODY}\n\nExact answer: Switzerland or Austria", "uncommitted", "hedged"),
     (LOOKUP, f"{BODY}\n\nExact answer: either Switzerland", "uncommitted", "hedged"),
@@ -87,8 +84,8 @@ TABLE = [
     (
         LOOKUP,
         "Austria is wrong. Exact answer follows.\n\nExact answer: Switzerland",
-        "uncommitted",
-        "more",
+        "right",
+        "true",
     ),
     (
         LOOKUP,
