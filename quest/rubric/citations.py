@@ -2,7 +2,8 @@
 
 The answer is parsed as CommonMark (with tables and strikethrough). Its prose is cut into
 *claims*: the sentences of paragraphs, list items and headings, and one claim per table row
-("Header: cell | …"). Code, HTML, images and reference lists are not prose, and neither is
+("Header: cell | …"), of what a reader sees (quest.text.visible: code, HTML, footnotes and alt
+text are prose there; hidden elements are gone). Reference lists are not prose, and neither is
 struck-out text (`~~…~~`, `<del>…</del>`, `<s>…</s>`, `<strike>…</strike>`): its words and
 the citations inside it belong to no claim. Each claim knows the URLs it cites:
 
@@ -52,7 +53,8 @@ _LABEL = re.compile(
     r"see|https?://\S*)\s*$",
     re.IGNORECASE,
 )
-# The label an answer line opens with ("**Answer:** Canberra …") is not part of its first claim.
+# The label an answer line opens with ("**Answer:** Canberra …") is shown to the reader, but it
+# is not part of the fact a cited page must state.
 _ANSWER_LABEL = re.compile(r"^(?:(?:final|short)\s+)?answer\s*:\s*", re.IGNORECASE)
 _SPACES = re.compile(r"[ \t\r\n\f\v]+")
 _URL_OR_MARKER = re.compile(f"{_URL}|{_MARKER.pattern}")
@@ -152,7 +154,7 @@ def _citations(claims: Sequence[Claim]) -> tuple[Citation, ...]:
         for url in claim.urls:
             if (claim.text, url) not in seen and len(citations) < MAX_CITATIONS:
                 seen.add((claim.text, url))
-                citations.append(Citation(claim.text, url, index))
+                citations.append(Citation(_ANSWER_LABEL.sub("", claim.text, count=1), url, index))
     return tuple(citations)
 
 
@@ -424,7 +426,7 @@ def _sentences(flat: _Inline) -> Iterator[tuple[str, tuple[str, ...]]]:
     for offset, url in flat.anchors:
         cited[owner.of(offset)].append(url)
     for (start, end), urls in zip(spans, cited, strict=True):
-        sentence = _ANSWER_LABEL.sub("", _tidy(text[start:end]), count=1)
+        sentence = _tidy(text[start:end])
         if sentence:
             yield sentence, tuple(dict.fromkeys(urls))
 

@@ -41,7 +41,8 @@ CORRECTIONS = (
     r"actually|in fact|rather|instead|on second thought|on reflection"
 )
 _PREDICATE = re.compile(
-    rf"\b(?:(?:{MODIFIERS})\s+)*(?:{CONCLUSION_NOUNS})\b[*_\s]*(?:{COPULAS})[*_\s]*"
+    rf"(?<![A-Za-z])(?:(?:{MODIFIERS})[\s_]+)*(?:{CONCLUSION_NOUNS})(?![A-Za-z])[*_\s]*"
+    rf"(?:{COPULAS})[*_\s]*"
     rf"(?:(?:{ADVERBS})[\s,]+)?(?P<negated>not\s+|n't\s+)?",
     re.IGNORECASE,
 )

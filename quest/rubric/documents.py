@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from quest.rubric.errors import RubricError
 
@@ -29,26 +30,46 @@ class DocumentStore(Protocol):
         ...
 
 
+# Query parameters that track a click, never select a page.
+_TRACKING = re.compile(
+    r"^(?:utm_\w*|fbclid|gclid|dclid|msclkid|mc_[ce]id|ref|ref_src|source|share)$"
+)
+# Hosts that serve the same page to phones: en.m.wikipedia.org is en.wikipedia.org.
+_MOBILE = re.compile(r"(?:^|\.)(?:m|mobile)\.")
+
+
 def normalise_url(url: str) -> str:
-    """Scheme and host case, `www.`, default ports, trailing slash and fragment do not change
-    which page a citation means."""
+    """Scheme and host case, `www.` and mobile hosts, default ports, trailing slash, fragment
+    and tracking parameters (utm_*, fbclid …) do not change which page a citation means."""
     try:
         parts = urlsplit(url.strip())
+        port = parts.port
     except ValueError:
         return url.strip()
     host = (parts.hostname or "").lower().removeprefix("www.")
-    port = parts.port if parts.port not in (None, 80, 443) else None
+    host = _MOBILE.sub(lambda m: "." if m.group(0).startswith(".") else "", host, count=1)
+    port = port if port not in (None, 80, 443) else None
     netloc = f"{host}:{port}" if port else host
     path = parts.path.rstrip("/")
-    return urlunsplit(
-        (
-            "https" if parts.scheme in ("http", "https") else parts.scheme,
-            netloc,
-            path,
-            parts.query,
-            "",
+    query = urlencode(
+        sorted(
+            (k, v)
+            for k, v in parse_qsl(parts.query, keep_blank_values=True)
+            if not _TRACKING.match(k)
         )
     )
+    return urlunsplit(
+        ("https" if parts.scheme in ("http", "https") else parts.scheme, netloc, path, query, "")
+    )
+
+
+def page_at(store: DocumentStore, url: str) -> Document | None:
+    """The page a citation names: the URL as written, else without its query string (a page
+    of the corpus is named by its path; "?lang=en" or "?oldid=1" reach the same text)."""
+    page = store.get(url)
+    if page is None and "?" in url:
+        page = store.get(url.split("?", 1)[0])
+    return page
 
 
 def url_host(url: str) -> str:

@@ -12,7 +12,7 @@ from quest.rubric.citations import CitedAnswer, parse_citations
 from quest.rubric.claims import judge_occurrence
 from quest.rubric.commitment import Commitment, read_commitment
 from quest.rubric.cues import Judgement
-from quest.rubric.documents import Document, DocumentStore
+from quest.rubric.documents import Document, DocumentStore, page_at
 from quest.rubric.judge import ChatClient, ClaimJudge
 from quest.rubric.lexicon import CONTEXT_SYNONYMS
 from quest.rubric.model import Check
@@ -23,6 +23,7 @@ from quest.rubric.verdict import Evidence, LeafVerdict
 
 Source = tuple[str, str]  # (url, text); the answer itself has url ""
 MAX_JUDGED = 16  # occurrences of one value read per claim
+RIVAL_READINGS = frozenset({"hedged", "listed", "range"})
 
 
 @dataclass
@@ -50,7 +51,7 @@ class CheckContext:
 
     def page(self, url: str) -> Document | None:
         if url not in self._pages:
-            self._pages[url] = self.store.get(url) if self.store is not None else None
+            self._pages[url] = page_at(self.store, url) if self.store is not None else None
         return self._pages[url]
 
     @property
@@ -137,6 +138,10 @@ class ValueSearch:
             allow_list=bool(self.check.params.get("list")),
             context=context_of(self.check),
         )
+        if self.strict and judgement.reading in RIVAL_READINGS:
+            # A rival stated with a hedge or in a list of candidates is still stated: "1816,
+            # or possibly 1815" gives the slot two values.
+            judgement = Judgement("affirmed")
         if judgement.commits and self.binder is not None and index >= 0:
             judgement = self._bound(text, start, end, index)
         if not judgement.commits:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from quest.rubric.citations import Citation, CitedAnswer, parse_citations
-from quest.rubric.documents import Document, DocumentStore
+from quest.rubric.documents import Document, DocumentStore, page_at
 from quest.rubric.errors import RubricError
 from quest.rubric.evaluate import evaluate
 from quest.rubric.judge import ChatClient, ClaimJudge
@@ -124,7 +124,7 @@ def _label(
         )
         label = _LABELS.get(verdict.status, "unknown")
         return LabelledCitation(citation, label, verdict.reasoning, verdict.evidence.quote)
-    page = store.get(citation.url)
+    page = page_at(store, citation.url)
     if page is None:
         return LabelledCitation(citation, "unsupported", "page unreachable")
     return _page_support(citation, page)

@@ -55,12 +55,14 @@ def test_the_page_subject_stands_where_the_page_means_it(
     assert page_support(claim, page).label == label
 
 
-def test_the_answer_label_is_not_part_of_the_first_claim() -> None:
+def test_the_answer_label_is_not_part_of_the_cited_fact() -> None:
     cited = parse_citations(
         "**Answer:** Paris is the capital of France [1]. Final answer: Seine [1].\n\n"
         "[1]: https://en.wikipedia.org/wiki/Paris"
     )
-    assert [c.text for c in cited.claims] == ["Paris is the capital of France.", "Seine."]
+    assert [c.fact for c in cited.citations] == ["Paris is the capital of France.", "Seine."]
+    # The reader still sees the label: it is part of the claim (a rival "Final answer: Y").
+    assert cited.claims[1].text == "Final answer: Seine."
     # Only a leading label goes: a claim that is about answers keeps its words.
     cited = parse_citations("The answer: a riddle [1].\n\n[1]: https://example.org/a")
     assert [c.text for c in cited.claims] == ["The answer: a riddle."]
