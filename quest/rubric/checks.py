@@ -311,9 +311,13 @@ def _rival_number(
     if binder is None:
         return ""
     search = ValueSearch(check, numeric=True, binder=binder, strict=True)
+    # A number the question itself states ("in 2026", "ISO 3166-2") is its wording, no value.
+    asked = {n.value for n in find_numbers(ctx.task)}
     for index, (_, text) in enumerate(sources):
         for found in find_numbers(text):
             written = text[found.start : found.end]
+            if found.value in asked:
+                continue
             # A year beside a figure is no rival ("in 2019 its population was …"), but beside a
             # year it is: listing candidate years earns no year's credit.
             if numbers_match(found, expected, *tolerance) or (

@@ -68,9 +68,11 @@ def judge_occurrence(
     numeric: bool = False,
     allow_list: bool = False,
     context: Sequence[tuple[str, ...]] = (),
+    stated: bool = False,
 ) -> Judgement:
     """How the claim `text` treats the value written at text[start:end]. With `context` (folded
-    word sequences), the value's clause must also contain one of them."""
+    word sequences), the value's clause must also contain one of them. `stated`: whether the
+    value is said at all, as a rival is: hedged, listed or a range's end still say it."""
     if text.rstrip().endswith("?"):
         return Judgement("question", "?")
     view, first, last = _view(tokens(text), start, end)
@@ -78,8 +80,12 @@ def judge_occurrence(
         return Judgement("affirmed")
     low, high = _clause(view, first, last)
     found = numeric_reading(view, low, high, first, last) if numeric else None
-    found = found or _polarity(view, low, high, first, last) or _hedge(view, low, high, first, last)
-    if found is None:
+    if stated and found is not None and found.reading == "range":
+        found = None
+    found = found or _polarity(view, low, high, first, last)
+    if found is None and not stated:
+        found = _hedge(view, low, high, first, last)
+    if found is None and not stated:
         listed = list_reading(view, low, high, first, last, numeric=numeric)
         if listed is not None and not (allow_list and listed == "listed"):
             found = Judgement(listed, _clause_text(text, view, low, high))

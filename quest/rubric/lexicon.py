@@ -99,7 +99,6 @@ CONTEXT_SYNONYMS: dict[str, tuple[str, ...]] = {
         "regions",
         "divisions",
         "administrative divisions",
-        "iso 3166 2",
     ),
     "highest": (
         "elevation",

@@ -23,7 +23,6 @@ from quest.rubric.verdict import Evidence, LeafVerdict
 
 Source = tuple[str, str]  # (url, text); the answer itself has url ""
 MAX_JUDGED = 16  # occurrences of one value read per claim
-RIVAL_READINGS = frozenset({"hedged", "listed", "range"})
 
 
 @dataclass
@@ -137,11 +136,10 @@ class ValueSearch:
             numeric=self.numeric,
             allow_list=bool(self.check.params.get("list")),
             context=context_of(self.check),
+            # A rival said with a hedge or among candidates is still said: "1816, or possibly
+            # 1815" gives the slot two values.
+            stated=self.strict,
         )
-        if self.strict and judgement.reading in RIVAL_READINGS:
-            # A rival stated with a hedge or in a list of candidates is still stated: "1816,
-            # or possibly 1815" gives the slot two values.
-            judgement = Judgement("affirmed")
         if judgement.commits and self.binder is not None and index >= 0:
             judgement = self._bound(text, start, end, index)
         if not judgement.commits:
