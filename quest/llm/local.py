@@ -23,6 +23,7 @@ from typing import Any
 
 from quest.llm.streaming import Progress, Watch, watched
 from quest.llm.types import Completion, LLMError, Message
+from quest.model_loading import MODEL_LOADING, complete_weights
 from quest.search.encoder import prefer_passive_openmp
 
 SMOLLM2 = "smollm2"
@@ -244,10 +245,11 @@ def _load(source: ModelSource) -> _Loaded:
     bars = logging.is_progress_bar_enabled()
     logging.disable_progress_bar()  # type: ignore[no-untyped-call]
     try:
-        tokenizer = AutoTokenizer.from_pretrained(source.folder, **options)
-        loaded: Any = AutoModelForCausalLM.from_pretrained(
-            source.folder, output_loading_info=True, **options
-        )
+        with MODEL_LOADING:
+            tokenizer = AutoTokenizer.from_pretrained(source.folder, **options)
+            loaded: Any = AutoModelForCausalLM.from_pretrained(
+                source.folder, output_loading_info=True, **options
+            )
         model, info = loaded
     except (OSError, ValueError, ImportError) as exc:
         raise LLMError(f"cannot load {source.path}: {exc}") from exc
@@ -256,11 +258,7 @@ def _load(source: ModelSource) -> _Loaded:
             logging.enable_progress_bar()  # type: ignore[no-untyped-call]
     if not tokenizer.chat_template:
         raise LLMError(f"{source.path}: the tokenizer has no chat template")
-    missing = sorted(info.get("missing_keys") or ())
-    if missing:  # loaded anyway, they would be random: every answer would be noise
-        raise LLMError(
-            f"{source.path}: weights missing from the checkpoint: {', '.join(missing[:5])}"
-        )
+    complete_weights(source.path, model, info)
     return _Loaded(tokenizer, model.eval())
 
 

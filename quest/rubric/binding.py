@@ -97,6 +97,9 @@ class Binder:
 
     claims: Sequence[str]
     names: Iterable[str]
+    # Per claim, the heading or lead-in ("Official languages:") a list item, table row or short
+    # line stands under: its words say the relation of the values listed below it.
+    leads: Sequence[str] = ()
     mentions: list[list[Span]] = field(init=False)
     topics: list[tuple[str, ...]] = field(init=False)  # the last names named before a claim
     start: int = field(init=False)  # claims before this one are retracted
@@ -106,10 +109,17 @@ class Binder:
         self.mentions = [entity_mentions(text, keys) for text in self.claims]
         self.topics = []
         recent: tuple[str, ...] = ()
-        for found in self.mentions:
+        for text, found in zip(self.claims, self.mentions, strict=True):
             self.topics.append(recent)
-            for _, _, key in found:
-                recent = (key, *(k for k in recent if k != key))[:TOPICS]
+            # What a claim is about stays the topic ("Then there is Estonia. It borders Russia
+            # and Latvia. Its capital is Tallinn."): the name it opens on, or the topic its
+            # pronoun continues, then the last name it mentions.
+            if recent and _opens_with_pronoun(text):
+                subject = recent[0]
+            else:
+                subject = _leading(text, found, (-1, -1))
+            last = found[-1][2] if found else ""
+            recent = tuple(dict.fromkeys(k for k in (subject, last, *recent) if k))[:TOPICS]
         self.start = 0
         for index, text in enumerate(self.claims):
             if denies(text) and not self.mentions[index] and not find_numbers(text):
@@ -134,11 +144,20 @@ class Binder:
         ]
         if owners:  # "Belize's neighbours", "the capital of Australia": whose it is
             return {m[2] for m in owners}
+        if self.topics[index] and _opens_with_pronoun(text[clause[0] : clause[1] + 1]):
+            return {self.topics[index][0]}  # "It borders Russia and Latvia": Estonia does
         if local:
             nearest = min(local, key=lambda m: m[0] - end if m[0] >= end else start - m[1])
             return {local[0][2], nearest[2]}
         lead = _leading(text, self.mentions[index], (start, end))
         return {lead} if lead else set(self.topics[index])
+
+
+_PRONOUN = re.compile(r"^\W*(?:it|its|they|their|this|these|he|she|his|her)\b", re.IGNORECASE)
+
+
+def _opens_with_pronoun(text: str) -> bool:
+    return bool(_PRONOUN.match(text))
 
 
 def _leading(text: str, found: Sequence[Span], value: tuple[int, int]) -> str:

@@ -18,27 +18,37 @@ from quest.rubric.binding import (
 )
 from quest.rubric.commitment import same_name
 from quest.rubric.dates import find_dates, parse_date
-from quest.rubric.documents import normalise_url, url_host
+from quest.rubric.documents import Document, normalise_url, url_host
 from quest.rubric.lexicon import GENERIC_HEADS, UNIT_WORDS
 from quest.rubric.model import Check, ParamValue
 from quest.rubric.names import entity_mentions
-from quest.rubric.numbers import Number, find_numbers, number_from_param, numbers_match
+from quest.rubric.numbers import (
+    Number,
+    approximate,
+    find_numbers,
+    find_word_numbers,
+    number_from_param,
+    numbers_match,
+)
 from quest.rubric.reading import (
     CheckContext,
     Source,
     ValueSearch,
     binder_for,
     claim_sources,
+    context_of,
     cut_text,
     error_of,
     verdict_of,
     where_said,
 )
 from quest.rubric.regex_guard import EVALUATION_SECONDS, SEARCH_SECONDS, RegexTimeout, finditer
-from quest.rubric.support import page_support
+from quest.rubric.support import Support, page_support
 from quest.rubric.text import MAX_SCAN, fold, fold_with_origin
 from quest.rubric.verdict import Evidence, LeafVerdict
 from quest.text.values import parse_number, plain_number
+
+MAX_SLOT_WORDINGS = 6  # wordings of a relation tried against one cited page
 
 
 def run_check(check: Check, ctx: CheckContext) -> LeafVerdict:
@@ -286,9 +296,11 @@ def _number(check: Check, ctx: CheckContext) -> LeafVerdict:
     )
     search = ValueSearch(check, numeric=True, binder=binder_for(check, ctx))
     for index, (url, text) in enumerate(sources):
-        for found in find_numbers(text):
-            if numbers_match(found, expected, tol_abs, tol_rel) and search.commits(
-                text, found.start, found.end, index
+        for found in _written_numbers(text):
+            if (
+                numbers_match(found, expected, tol_abs, tol_rel)
+                and not approximate(text, found)
+                and search.commits(text, found.start, found.end, index)
             ):
                 stated = text[found.start : found.end]
                 rival = _rival_number(check, ctx, sources, expected, (tol_abs, tol_rel))
@@ -296,6 +308,12 @@ def _number(check: Check, ctx: CheckContext) -> LeafVerdict:
                     return verdict_of(check, False, rival)
                 return verdict_of(check, True, f"states {stated!r}", Evidence(url, text))
     return verdict_of(check, False, search.failure(f"a number matching {check.params['value']}"))
+
+
+def _written_numbers(text: str) -> Iterator[Number]:
+    """The figures of a claim, in digits or in words ("element number thirty-eight")."""
+    yield from find_numbers(text)
+    yield from find_word_numbers(text)
 
 
 def _rival_number(
@@ -318,10 +336,11 @@ def _rival_number(
             written = text[found.start : found.end]
             if found.value in asked:
                 continue
-            # A year beside a figure is no rival ("in 2019 its population was …"), but beside a
-            # year it is: listing candidate years earns no year's credit.
+            # A rival is a value of the slot's kind: a year beside a figure is none ("in 2019 its
+            # population was …"), nor a figure beside a year ("element 76, found in 1803"); a
+            # year beside a year is, so listing candidate years earns no year's credit.
             if numbers_match(found, expected, *tolerance) or (
-                year_like(written) and not year_like(str(expected.value))
+                year_like(written) != year_like(str(expected.value))
             ):
                 continue
             if search.commits(text, found.start, found.end, index):
@@ -442,12 +461,29 @@ def _source_supports(check: Check, ctx: CheckContext) -> LeafVerdict:
             if page is None:
                 unreachable.append(url)
                 continue
-            found = page_support(claim.text, page, must=value)
+            found = _page_states(check, claim.text, page)
             if found.supported:
                 return verdict_of(check, True, f"{url} states it", Evidence(url, found.quote))
             problems.append(f"{url}: {found.reason}")
     notes = problems[:2] + [f"{url}: page unreachable, so unsupported" for url in unreachable[:2]]
     return verdict_of(check, False, f"no cited page states {value!r}: " + "; ".join(notes))
+
+
+def _page_states(check: Check, claim: str, page: Document) -> Support:
+    """The page states the claim, or, read as a slot, states the check's fact: its subject with
+    its value and a wording of its relation. The answer's own words do not have to be the
+    page's ("achieved statehood in 1787" against "became a state in 1787")."""
+    value = check.params["value"]
+    found = page_support(claim, page, must=value)
+    subject = check.params.get("subject")
+    if found.supported or not isinstance(subject, str):
+        return found
+    written = f"{value:,}" if isinstance(value, int) else str(value)
+    for phrase in context_of(check)[:MAX_SLOT_WORDINGS]:
+        slot = page_support(f"{subject} {' '.join(phrase)} {written}", page, must=value)
+        if slot.supported:
+            return slot
+    return found
 
 
 def _states(value: ParamValue, text: str, search: ValueSearch, index: int) -> bool:
@@ -458,8 +494,10 @@ def _states(value: ParamValue, text: str, search: ValueSearch, index: int) -> bo
         )
     expected = number_from_param(value)
     return expected is not None and any(
-        numbers_match(n, expected, 0.0, 0.0) and search.commits(text, n.start, n.end, index)
-        for n in find_numbers(text)
+        numbers_match(n, expected, 0.0, 0.0)
+        and not approximate(text, n)
+        and search.commits(text, n.start, n.end, index)
+        for n in _written_numbers(text)
     )
 
 

@@ -273,7 +273,9 @@ def _hedge(toks: Sequence[Token], low: int, high: int, first: int, last: int) ->
             return Judgement("hedged", " ".join(phrase))
         if i < first:
             among = phrase_at(toks, i, AMONG, first)
-            if among:
+            # "Among Greece's neighbours, Turkey has the most": a set the value is picked from,
+            # once a comma closes it, is no hedge.
+            if among and not any(t.raw == "," for t in toks[i:first]):
                 return Judgement("hedged", " ".join(among))
     return None
 

@@ -31,8 +31,10 @@ CONCLUSION_NOUNS = (
 MODIFIERS = (
     "final|exact|correct|true|real|right|actual|best|short|revised|corrected|updated|definitive"
 )
+# A hedged predicate names a candidate too: "the answer may be Y" offers a second answer.
 COPULAS = (
-    r"is|was|would be|should be|must be|will be|remains|becomes|has to be|stays|="
+    r"is|was|would be|should be|must be|will be|remains|becomes|has to be|stays|may be|might be"
+    r"|could be|is probably|is likely|is possibly|is perhaps|seems to be|appears to be|="
     r"|:|\uff1a|-|\u2013|\u2014|->|\u2192|=>"
 )
 ADVERBS = r"therefore|clearly|definitely|simply|thus|then|indeed|actually|in fact|really|now|still"

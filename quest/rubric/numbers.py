@@ -8,6 +8,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
+from text_to_num import text2num
+
 _SCALES = {
     "thousand": 3,
     "k": 3,
@@ -80,6 +82,35 @@ def find_numbers(text: str) -> Iterator[Number]:
         if match["sign"]:
             value = -value
         yield Number(value, quantum, match.start(), match.end())
+
+
+_UNITS = (
+    "two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+    "sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety"
+)
+_WORD = rf"(?:{_UNITS.replace(' ', '|')}|one|hundred|thousand|million|billion)"
+_WORDS = re.compile(rf"\b{_WORD}(?:(?:[\s-]+|\s+and\s+){_WORD})*\b", re.IGNORECASE)
+# A sign before a figure that makes it a bound or an estimate, not the value: "≈38", "<38".
+_APPROXIMATE = re.compile(r"[\u2248~\u223c<>\u2264\u2265\u2272\u2273]\s*$")
+
+
+def find_word_numbers(text: str) -> Iterator[Number]:
+    """Numbers written in words ("thirty-eight", "eleven", "two hundred"), parsed with
+    text2num; a lone "one" is left out ("one of them" names no figure)."""
+    for match in _WORDS.finditer(text):
+        words = match[0].lower().replace("-", " ")
+        if words == "one":
+            continue
+        try:
+            value = text2num(words, "en")
+        except ValueError:
+            continue
+        yield Number(Decimal(value), Decimal(1), match.start(), match.end())
+
+
+def approximate(text: str, found: Number) -> bool:
+    """The figure is written as an estimate or a bound ("≈38", "~38", "<38")."""
+    return bool(_APPROXIMATE.search(text[max(0, found.start - 3) : found.start]))
 
 
 def numbers_match(

@@ -5,10 +5,11 @@ live in quest.rubric.checks."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from quest.rubric.binding import Binder, relation_groups, relation_ok
-from quest.rubric.citations import CitedAnswer, parse_citations
+from quest.rubric.citations import CitedAnswer, Claim, parse_citations
 from quest.rubric.claims import judge_occurrence
 from quest.rubric.commitment import Commitment, read_commitment
 from quest.rubric.cues import Judgement
@@ -56,7 +57,8 @@ class CheckContext:
     @property
     def binder(self) -> Binder:
         if self._binder is None:
-            self._binder = Binder([c.text for c in self.cited.claims], self.names)
+            claims = self.cited.claims
+            self._binder = Binder([c.text for c in claims], self.names, leads_of(claims))
         return self._binder
 
     def commitment(self, *, as_list: bool, candidates: tuple[str, ...] = ()) -> Commitment:
@@ -135,16 +137,35 @@ class ValueSearch:
             end,
             numeric=self.numeric,
             allow_list=bool(self.check.params.get("list")),
-            context=context_of(self.check),
+            context=self._context(index),
             # A rival said with a hedge or among candidates is still said: "1816, or possibly
             # 1815" gives the slot two values.
             stated=self.strict,
         )
+        if judgement.reading == "off_topic" and self._lead_says(index):
+            judgement = Judgement("affirmed")
         if judgement.commits and self.binder is not None and index >= 0:
             judgement = self._bound(text, start, end, index)
         if not judgement.commits:
             self.rejected.append((judgement, text))
         return judgement.commits
+
+    def _lead_says(self, index: int) -> bool:
+        """The claim's lead-in or heading says the slot's relation ("Capital:" over "- France:
+        Paris")."""
+        if self.binder is None or not 0 <= index < len(self.binder.leads):
+            return False
+        lead = f" {fold(self.binder.leads[index])} "
+        return any(f" {' '.join(phrase)} " in lead for phrase in context_of(self.check))
+
+    def _context(self, index: int) -> tuple[tuple[str, ...], ...]:
+        """The words the value's clause must say. A figure bound to its subject needs none: its
+        relation is read from the relation words around it (quest.rubric.binding), so "Osmium -
+        1804" under a "Discovery year" heading, or "first described in 1804", keeps its credit,
+        while "1804 isotopes" is another relation's figure."""
+        if self.numeric and self.binder is not None and index >= 0:
+            return ()
+        return context_of(self.check)
 
     def _bound(self, text: str, start: int, end: int, index: int) -> Judgement:
         assert self.binder is not None
@@ -222,3 +243,21 @@ def context_of(check: Check) -> tuple[tuple[str, ...], ...]:
     phrases = [fold(str(c)) for c in raw]
     phrases += [fold(s) for c in phrases for s in CONTEXT_SYNONYMS.get(c, ())]
     return tuple(tuple(p.split()) for p in dict.fromkeys(phrases) if p)
+
+
+LEAD_WORDS = 12  # a paragraph this short ("Finland: Finnish, Swedish") stays under its lead
+
+
+def leads_of(claims: Sequence[Claim]) -> tuple[str, ...]:
+    """Each claim's lead: the last heading, or claim ending in a colon, before it, as long as
+    only list items, table rows and short lines came between."""
+    leads: list[str] = []
+    lead = ""
+    for claim in claims:
+        leads.append(lead)
+        text = claim.text.rstrip()
+        if claim.kind == "heading" or text.endswith(":"):
+            lead = text
+        elif claim.kind == "paragraph" and len(text.split()) > LEAD_WORDS:
+            lead = ""
+    return tuple(leads)

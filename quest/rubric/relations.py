@@ -22,5 +22,15 @@ RELATION_GROUPS = (
     "latitude longitude",
     "calling dialling telephone",
     "domain domains",
+    "discovered discovery discover discovering discoverer discoverers identified isolated "
+    "detected synthesized synthesised described observed",
+    "state statehood admitted admission union",
+    "atomic protons",
+    "holidays holiday",
+    "subdivisions subdivision provinces regions divisions",
+    "airports airfields",
+    "founded established founding",
+    "born birth died death",
+    "isotopes isotope",
 )
 RELATIONS = {word: group.split()[0] for group in RELATION_GROUPS for word in group.split()}

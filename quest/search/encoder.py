@@ -75,16 +75,25 @@ class MiniLMEncoder:
         from transformers import AutoModel, AutoTokenizer
         from transformers.utils import logging
 
+        from quest.model_loading import MODEL_LOADING
+
         folder = str(self.folder or model_dir())
-        # The weight-loading progress bar would interleave with a caller's own progress.
-        bars = logging.is_progress_bar_enabled()
-        logging.disable_progress_bar()  # type: ignore[no-untyped-call]
-        try:
-            self._tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
-            self._model = AutoModel.from_pretrained(folder, local_files_only=True).eval()
-        finally:
-            if bars:
-                logging.enable_progress_bar()  # type: ignore[no-untyped-call]
+        # Agents in threads search at once: the first loads the model, the others wait for it
+        # rather than load it too (two loads at once break transformers: quest.model_loading).
+        with MODEL_LOADING:
+            if self._model is not None:
+                return
+            # The weight-loading progress bar would interleave with a caller's own progress.
+            bars = logging.is_progress_bar_enabled()
+            logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+            try:
+                tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
+                model = AutoModel.from_pretrained(folder, local_files_only=True).eval()
+            finally:
+                if bars:
+                    logging.enable_progress_bar()  # type: ignore[no-untyped-call]
+            # The tokenizer first: a thread that sees the model loaded uses both.
+            self._tokenizer, self._model = tokenizer, model
 
     def encode(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         import numpy as np

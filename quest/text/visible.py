@@ -88,7 +88,10 @@ _ROW_TAGS = frozenset({"td", "th"})
 @lru_cache(maxsize=1)
 def _markdown() -> MarkdownIt:
     parser = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
-    return parser.use(footnote_plugin)
+    parser.use(footnote_plugin)
+    # Only blocks are rewritten here: inline parsing would cost twice the block pass.
+    parser.core.ruler.disable(["inline"])
+    return parser
 
 
 @lru_cache(maxsize=64)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from quest.llm.local import resolve_model, smollm2_gguf
-from quest.llm.types import LLMError
+from quest.model_loading import MODEL_LOADING, complete_weights
 from quest.training.config import SMOLLM2, TINY
 
 # Positions are free in a rotary model: room for a session of the RL budgets.
@@ -27,32 +27,18 @@ def load_model(name: str, *, seed: int = 0) -> tuple[Any, Any]:
         options: dict[str, Any] = {"local_files_only": True}
         if source.gguf_file:
             options["gguf_file"] = source.gguf_file
-        tokenizer = AutoTokenizer.from_pretrained(source.folder, **options)
-        loaded: Any = AutoModelForCausalLM.from_pretrained(
-            source.folder, output_loading_info=True, **options
-        )
+        with MODEL_LOADING:
+            tokenizer = AutoTokenizer.from_pretrained(source.folder, **options)
+            loaded: Any = AutoModelForCausalLM.from_pretrained(
+                source.folder, output_loading_info=True, **options
+            )
         model, info = loaded
-        _complete(source.path, info)
+        complete_weights(source.path, model, info)
         if source.gguf_file:
             _dequantised(model)
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     return model, tokenizer
-
-
-def _complete(path: Any, info: dict[str, Any]) -> None:
-    """A checkpoint that lacks weights its config needs would load with them newly
-    initialised (random): every turn of an evaluation would then be noise. Refused instead."""
-    missing = sorted(info.get("missing_keys") or ())
-    if missing:
-        shown = ", ".join(missing[:5]) + (
-            f" and {len(missing) - 5} more" if len(missing) > 5 else ""
-        )
-        raise LLMError(
-            f"{path}: the weights of {shown} are missing; loading it would initialise them "
-            "at random (a checkpoint saved with tied embeddings needs tie_word_embeddings "
-            "in its config.json)"
-        )
 
 
 def _dequantised(model: Any) -> None:
