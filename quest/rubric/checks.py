@@ -461,7 +461,7 @@ def _source_supports(check: Check, ctx: CheckContext) -> LeafVerdict:
             if page is None:
                 unreachable.append(url)
                 continue
-            found = _page_states(check, claim.text, page)
+            found = slot_support(check, claim.text, page)
             if found.supported:
                 return verdict_of(check, True, f"{url} states it", Evidence(url, found.quote))
             problems.append(f"{url}: {found.reason}")
@@ -469,7 +469,7 @@ def _source_supports(check: Check, ctx: CheckContext) -> LeafVerdict:
     return verdict_of(check, False, f"no cited page states {value!r}: " + "; ".join(notes))
 
 
-def _page_states(check: Check, claim: str, page: Document) -> Support:
+def slot_support(check: Check, claim: str, page: Document) -> Support:
     """The page states the claim, or, read as a slot, states the check's fact: its subject with
     its value and a wording of its relation. The answer's own words do not have to be the
     page's ("achieved statehood in 1787" against "became a state in 1787")."""
@@ -484,6 +484,21 @@ def _page_states(check: Check, claim: str, page: Document) -> Support:
         if slot.supported:
             return slot
     return found
+
+
+def states_slot(check: Check, fact: str) -> bool:
+    """A cited fact names the check's subject and states its value (as written or as a
+    number): the citation then vouches for that slot."""
+    subject, value = check.params.get("subject"), check.params.get("value")
+    folded = f" {fold(fact)} "
+    if not isinstance(subject, str) or f" {fold(subject)} " not in folded:
+        return False
+    if isinstance(value, str):
+        return f" {fold(value)} " in folded
+    expected = number_from_param(value)
+    return expected is not None and any(
+        numbers_match(n, expected, 0.0, 0.0) for n in _written_numbers(fact)
+    )
 
 
 def _states(value: ParamValue, text: str, search: ValueSearch, index: int) -> bool:

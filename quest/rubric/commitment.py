@@ -30,7 +30,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from quest.rubric.citations import Claim
-from quest.rubric.conclusions import rival_conclusion
+from quest.rubric.conclusions import hedged_conclusion, rival_conclusion
 from quest.rubric.text import fold, word_set
 from quest.text.values import name_key
 
@@ -99,6 +99,7 @@ def read_commitment(
         or _denied(others, items)
         or _retracted(others)
         or rival_conclusion(others, items, names, question)
+        or hedged_conclusion(others)
         or _earlier_lines(lines[:-1], items)
     )
     return Commitment((), line, problem) if problem else Commitment(items, line)

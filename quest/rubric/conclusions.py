@@ -23,7 +23,8 @@ import re
 from collections.abc import Collection, Iterator, Sequence
 
 from quest.rubric.citations import Claim
-from quest.text.values import name_key, parse_number
+from quest.rubric.text import fold
+from quest.text.values import parse_number
 
 CONCLUSION_NOUNS = (
     "answer|pick|choice|conclusion|verdict|result|winner|solution|selection|guess|bet|response"
@@ -57,18 +58,43 @@ _CORRECTION = re.compile(rf"(?:^|[(\[,;:]\s*)(?:{CORRECTIONS})\b", re.IGNORECASE
 _NEGATION = re.compile(r"\b(?:not|never|rather than|instead of|except|n't)\s+$", re.IGNORECASE)
 _NUMBER = re.compile(r"[-\u2212]?\d[\d,.\u202f\u2009]*(?:\s*(?:thousand|million|billion))?")
 _CAPITALISED = re.compile(r"[A-Z][\w'\u2019-]*(?:\s+(?:[A-Z][\w'\u2019-]*|of|the|de|la|del))*")
+_RESTATED = re.compile(
+    r"^[\s:,*_-]*(?:it|this|that|the answer|the right one|the correct one)\s+"
+    r"(?:is|was|should be|must be|would be)\s+",
+    re.IGNORECASE,
+)
+_ASIDE = re.compile(
+    r"[(\[]\s*(?:actually|in fact|rather|or rather|or|correction:?|i mean|sorry)\s*,?\s*"
+    r"([^()\[\]]{1,80})[)\]]",
+    re.IGNORECASE,
+)
+_HEDGED = re.compile(
+    r"\b(?:probably|possibly|perhaps|maybe|likely|unlikely|may|might|could|though|although|"
+    r"unless|unsure|uncertain|not sure|i think|i guess|or)\b",
+    re.IGNORECASE,
+)
 MAX_READ = 64  # predicates read in one claim: the cost stays linear on hostile input
+
+
+def hedged_conclusion(claims: Sequence[Claim]) -> str:
+    """A conclusion the prose hedges ("the answer is probably X, though it may be Y"): the
+    answer then commits to nothing a reader could hold it to."""
+    for claim in claims:
+        text = _row_text(claim)
+        if _PREDICATE.search(text) and _HEDGED.search(text):
+            return f"the prose hedges its conclusion: {_cut(text)!r}"
+    return ""
 
 
 def rival_conclusion(
     claims: Sequence[Claim], items: Sequence[str], names: Collection[str], question: str = ""
 ) -> str:
     """Why the prose concludes on another candidate than `items`, or ""."""
-    committed = {name_key(i) for i in items}
+    committed = {fold(i) for i in items}
     numbers = {n for i in items if (n := _number(i)) is not None}
     asked = {n for m in _NUMBER.finditer(question) if (n := _number(m[0])) is not None}
     # A numeric answer's rivals are numbers: the names a chain passes through are no answers.
-    known = [] if numbers else sorted((name_key(n) for n in names), key=len, reverse=True)
+    known = [] if numbers else sorted((fold(n) for n in names), key=len, reverse=True)
     for claim in claims:
         text = _row_text(claim)
         for rival in _rivals(text, known, committed, numbers, asked):
@@ -91,9 +117,21 @@ def _rivals(
         rival = _candidate_before(text, found.start(), known, committed, numbers)
         if rival:
             yield rival
+    for aside in _ASIDE.finditer(text):  # "X (actually Y)": Y, whatever it is
+        said = fold(aside[1])
+        if said and not any(said == c or said.startswith(c + " ") for c in committed):
+            value = _number(aside[1])
+            if value is None or value not in numbers:
+                yield aside[1].strip()
     correction = _CORRECTION.search(text)
     if correction:
-        yield from _named(text[correction.end() :], known, committed, numbers | asked)
+        rest = text[correction.end() :]
+        yield from _named(rest, known, committed, numbers | asked)
+        restated = _RESTATED.match(rest)  # "Correction: it is Y"
+        if restated:
+            rival = _candidate_at(rest, restated.end(), [], committed, set(), capitalised=True)
+            if rival:
+                yield rival
 
 
 def _candidate_at(
@@ -106,7 +144,7 @@ def _candidate_at(
     capitalised: bool,
 ) -> str:
     rest = text[at : at + 160].lstrip(" *_`\"'\u201c\u2018(")
-    key = name_key(rest)
+    key = fold(rest)
     for name in known:
         if (key == name or key.startswith(name + " ")) and name not in committed:
             return name
@@ -118,8 +156,8 @@ def _candidate_at(
         return number[0].strip() if value is not None and value not in numbers else ""
     if capitalised:
         found = _CAPITALISED.match(rest)
-        if found and name_key(found[0]) not in committed:
-            words = name_key(found[0]).split()
+        if found and fold(found[0]) not in committed:
+            words = fold(found[0]).split()
             if words and not set(words) <= {w for c in committed for w in c.split()}:
                 return found[0]
     return ""
@@ -128,7 +166,7 @@ def _candidate_at(
 def _candidate_before(
     text: str, end: int, known: list[str], committed: set[str], numbers: set[object]
 ) -> str:
-    head = name_key(text[max(0, end - 120) : end])
+    head = fold(text[max(0, end - 120) : end])
     for name in known:
         if (head == name or head.endswith(" " + name)) and name not in committed:
             return name
@@ -141,7 +179,7 @@ def _candidate_before(
 
 def _named(text: str, known: list[str], committed: set[str], numbers: set[object]) -> Iterator[str]:
     """Candidates a correction names, other than the committed ones and negated ones."""
-    padded = f" {name_key(text)} "
+    padded = f" {fold(text)} "
     for name in known:
         at = padded.find(f" {name} ")
         if at >= 0 and name not in committed and not _NEGATION.search(padded[:at] + " "):

@@ -10,12 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from quest.rubric.checks import slot_support, states_slot
 from quest.rubric.citations import Citation, CitedAnswer, parse_citations
 from quest.rubric.documents import Document, DocumentStore, page_at
 from quest.rubric.errors import RubricError
 from quest.rubric.evaluate import evaluate
 from quest.rubric.judge import ChatClient, ClaimJudge
-from quest.rubric.model import JSONValue, RubricTree
+from quest.rubric.model import Check, JSONValue, RubricTree
 from quest.rubric.report import ScoreReport
 from quest.rubric.score import CompiledTree
 from quest.rubric.support import Label, page_support
@@ -100,13 +101,14 @@ def label_citations(
     judge: ChatClient | None = None,
     *,
     task: str = "",
+    slots: Sequence[Check] = (),
 ) -> tuple[LabelledCitation, ...]:
     """Check each (fact, url) pair against its page: deterministically (one window of the page
     states the fact's subject with its value or object, quest.rubric.support) or, with a judge,
     by the claim judge. A page the store cannot return is unsupported: citing an unreadable
     page earns nothing."""
     claim_judge = ClaimJudge(judge, store) if judge is not None else None
-    return tuple(_label(c, cited.text, store, claim_judge, task) for c in cited.citations)
+    return tuple(_label(c, cited.text, store, claim_judge, task, slots) for c in cited.citations)
 
 
 def _label(
@@ -115,6 +117,7 @@ def _label(
     store: DocumentStore | None,
     claim_judge: ClaimJudge | None,
     task: str,
+    slots: Sequence[Check] = (),
 ) -> LabelledCitation:
     if store is None:
         return LabelledCitation(citation, "unknown", "no document store configured")
@@ -127,12 +130,36 @@ def _label(
     page = page_at(store, citation.url)
     if page is None:
         return LabelledCitation(citation, "unsupported", "page unreachable")
-    return _page_support(citation, page)
+    return _page_support(citation, page, slots)
 
 
-def _page_support(citation: Citation, page: Document) -> LabelledCitation:
+def _page_support(
+    citation: Citation, page: Document, slots: Sequence[Check] = ()
+) -> LabelledCitation:
+    """The page states the cited fact in its words, or states the slot of the tree the fact
+    states (its subject and value, and a wording of its relation): a citation is read as a
+    reader checks it, by what it claims, not by the answer's wording."""
     found = page_support(citation.fact, page)
+    if not found.supported:
+        for check in slots:
+            if states_slot(check, citation.fact):
+                slot = slot_support(check, citation.fact, page)
+                if slot.supported:
+                    found = slot
+                    break
     return LabelledCitation(citation, found.label, found.reason, found.quote)
+
+
+def tree_slots(tree: RubricTree | CompiledTree) -> tuple[Check, ...]:
+    """The checks of a tree that name a fact as (subject, value): what citations can state."""
+    plain = tree.tree if isinstance(tree, CompiledTree) else tree
+    return tuple(
+        leaf.check
+        for leaf in plain.leaves()
+        if leaf.check is not None
+        and isinstance(leaf.check.params.get("subject"), str)
+        and "value" in leaf.check.params
+    )
 
 
 def reward_from_report(report: ScoreReport, labels: Sequence[LabelledCitation]) -> Reward:
@@ -164,5 +191,6 @@ def answer_reward(
     except RubricError as exc:
         return Reward(None, None, 0.0, (), f"verifier cannot run: {exc.summary()}")
     task = tree.tree.task_description if isinstance(tree, CompiledTree) else tree.task_description
-    labels = label_citations(parse_citations(answer), store, judge, task=task)
+    slots = tree_slots(tree)
+    labels = label_citations(parse_citations(answer), store, judge, task=task, slots=slots)
     return reward_from_report(report, labels)

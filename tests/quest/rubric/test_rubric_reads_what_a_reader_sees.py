@@ -154,6 +154,10 @@ def test_a_number_in_other_words_is_the_same_commitment(line: str) -> None:
         "**Final answer:** Indiana",
         "| Item | Value |\n|---|---|\n| Final answer | Indiana |",
         "Indiana is the answer.",
+        "The answer is probably Rhode Island, though it may be Indiana.",
+        "The answer is Rhode Island (actually Delaware).",
+        "Correction: it is Delaware.",
+        "The answer may be Indiana.",
     ],
 )
 def test_a_rival_conclusion_anywhere_a_reader_looks_takes_the_commitment(where: str) -> None:
@@ -293,3 +297,33 @@ def test_the_rendering_keeps_what_is_shown_and_drops_what_is_hidden() -> None:
     assert "secret" not in shown and "comment" not in shown
     assert "bold" in shown and "~~gone~~" in shown and "alt words" in shown
     assert "code line" in shown and "```" not in shown
+
+
+@pytest.mark.parametrize(
+    "facts",
+    [
+        "Indiana: 1816 [1]\n\nRhode Island: 1790 [2]",
+        "Statehood:\n\n- Indiana: 1816 [1]\n- Rhode Island: 1790 [2]",
+        "Indiana was first admitted to the Union in 1816 [1]. Rhode Island became a state in 1790 "
+        "[2].",
+        "Then there is Indiana. It became a state in 1816 [1]. Rhode Island became a state in "
+        "1790 [2].",
+    ],
+)
+def test_figures_in_lists_words_and_pronoun_sentences_keep_their_credit(facts: str) -> None:
+    answer = f"{facts}\n\nExact answer: Rhode Island{REFS}"
+    assert _status(answer, "indiana_year") == "pass", facts
+
+
+@pytest.mark.parametrize("figure", ["\u22481816", "~1816", "<1816", "\u22651816"])
+def test_a_figure_written_as_an_estimate_or_a_bound_earns_nothing(figure: str) -> None:
+    answer = f"Indiana became a state in {figure} [1].\n\nExact answer: Rhode Island{REFS}"
+    assert _status(answer, "indiana_year") == "fail"
+
+
+def test_a_cited_page_supports_the_slot_in_other_words_than_the_answers() -> None:
+    answer = (
+        "Indiana achieved statehood in 1816 [1]. Rhode Island joined the Union in 1790 [2]."
+        f"\n\nExact answer: Rhode Island{REFS}"
+    )
+    assert _reward(answer) == 1.0
