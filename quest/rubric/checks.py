@@ -7,6 +7,7 @@ failure says why in `reasoning`; every pass quotes the claim or page sentence it
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 from datetime import date
@@ -46,8 +47,10 @@ from quest.rubric.regex_guard import EVALUATION_SECONDS, SEARCH_SECONDS, RegexTi
 from quest.rubric.support import Support, page_support
 from quest.rubric.text import MAX_SCAN, fold, fold_with_origin
 from quest.rubric.verdict import Evidence, LeafVerdict
-from quest.text.values import parse_number, plain_number
+from quest.text.aliases import aliases
+from quest.text.values import name_key, parse_number, plain_number
 
+_CAPITALISED = re.compile(r"\b[A-Z][\w'\u2019-]*(?:\s+[A-Z][\w'\u2019-]*)*")
 MAX_SLOT_WORDINGS = 6  # wordings of a relation tried against one cited page
 
 
@@ -149,7 +152,9 @@ def _is_value(written: str, names: Sequence[str], rivals: Sequence[str], questio
             and found.value == expected
             and _units_ok(found.unit, question)
         )
-    return any(same_name(written, name) for name in _with_heads(names, rivals))
+    taken = {name_key(alias) for rival in rivals for alias in aliases(rival)}
+    known = [a for name in names for a in sorted(aliases(name)) if name_key(a) not in taken]
+    return any(same_name(written, name) for name in _with_heads(known, rivals))
 
 
 def _units_ok(unit: Sequence[str], question: str) -> bool:
@@ -174,6 +179,11 @@ def _with_heads(names: Sequence[str], rivals: Sequence[str]) -> list[str]:
     return out
 
 
+def _names_item(item: str, value: str) -> bool:
+    """A committed list item names `value`, under its aliases and without a generic head."""
+    return any(same_name(item, name) for name in _with_heads(sorted(aliases(value)), ()))
+
+
 def _committed_items(check: Check, ctx: CheckContext) -> tuple[list[str], int, str]:
     """The allowed values the committed list names (each once), how many of its items are not
     allowed, or why there is none. A list longer than the tree asks for commits to nothing."""
@@ -194,10 +204,7 @@ def _committed_items(check: Check, ctx: CheckContext) -> tuple[list[str], int, s
     hits: list[str] = []
     wrong = 0
     for item in commitment.items:
-        match = next(
-            (str(v) for v in _with_heads([str(x) for x in values], ()) if same_name(item, str(v))),
-            None,
-        )
+        match = next((str(v) for v in values if _names_item(item, str(v))), None)
         if match is None:
             wrong += 1
         elif match not in hits:
@@ -475,10 +482,14 @@ def slot_support(check: Check, claim: str, page: Document) -> Support:
     page's ("achieved statehood in 1787" against "became a state in 1787")."""
     value = check.params["value"]
     found = page_support(claim, page, must=value)
-    subject = check.params.get("subject")
-    if found.supported or not isinstance(subject, str):
+    if found.supported:
         return found
+    subject = check.params.get("subject")
     written = f"{value:,}" if isinstance(value, int) else str(value)
+    if not isinstance(subject, str):
+        # No subject named: the claim's own names stand for it ("Copenhagen Roskilde Airport
+        # (RKE), an airport in Denmark").
+        subject = " ".join(n for n in _CAPITALISED.findall(claim) if fold(n) != fold(written))
     for phrase in context_of(check)[:MAX_SLOT_WORDINGS]:
         slot = page_support(f"{subject} {' '.join(phrase)} {written}", page, must=value)
         if slot.supported:

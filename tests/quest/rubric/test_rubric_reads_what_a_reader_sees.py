@@ -327,3 +327,15 @@ def test_a_cited_page_supports_the_slot_in_other_words_than_the_answers() -> Non
         f"\n\nExact answer: Rhode Island{REFS}"
     )
     assert _reward(answer) == 1.0
+
+
+def _identity(value: str, others: tuple[str, ...]) -> RubricTree:
+    check = {"kind": "mentions", "value": value, "committed": True, "others": others}
+    return RubricTree(Node("root", "Which country?", children=(_leaf("answer", check, True),)))
+
+
+def test_a_country_commits_under_its_iso_names_but_not_a_rivals() -> None:
+    czechia = _identity("Czechia", ("Slovakia",))
+    assert _status("Exact answer: The Czech Republic", "answer", czechia) == "pass"
+    drc = _identity("Democratic Republic of the Congo", ("Republic of the Congo",))
+    assert _status("Exact answer: Congo", "answer", drc) == "fail"
