@@ -51,6 +51,9 @@ DENIALS = word_set(
     """wrong incorrect false untrue mistaken erroneous invalid inaccurate retract retracted
     disregard ignore forget scratch rejected wrongly"""
 )
+# What a name, a number or a list may be written with; any other sign (≠, ¬, ~, ≈, <, %) on the
+# line makes it something other than the answer.
+_SYMBOL = re.compile(r"[^\w\s'\u2019.,&;:()+\-\u2010-\u2014\u2212]")
 _DELETED = re.compile(r"~~(.+?)~~", re.DOTALL)
 DENIAL_REACH = 4  # words either side of a name that a denial must fall within
 _DENIAL_PHRASES = ("ruled out", "rule out", "not the answer", "not correct", "not right")
@@ -148,6 +151,9 @@ def _value_problem(value: str, as_list: bool) -> str:
         return f"the 'Exact answer:' line hedges or negates ({hedge!r}): it commits to nothing"
     if not as_list and ";" in value:
         return "the 'Exact answer:' line gives several answers where one is asked"
+    symbol = _SYMBOL.search(value)
+    if symbol:
+        return f"the 'Exact answer:' line carries {symbol[0]!r}: it is more than the answer"
     return ""
 
 
