@@ -11,6 +11,7 @@ import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 from datetime import date
+from functools import lru_cache
 
 from quest.rubric.binding import (
     owner_position,
@@ -29,6 +30,7 @@ from quest.rubric.numbers import (
     find_numbers,
     find_word_numbers,
     number_from_param,
+    numbers_in,
     numbers_match,
 )
 from quest.rubric.reading import (
@@ -317,10 +319,10 @@ def _number(check: Check, ctx: CheckContext) -> LeafVerdict:
     return verdict_of(check, False, search.failure(f"a number matching {check.params['value']}"))
 
 
-def _written_numbers(text: str) -> Iterator[Number]:
+@lru_cache(maxsize=65_536)  # every numeric leaf reads the same claims
+def _written_numbers(text: str) -> tuple[Number, ...]:
     """The figures of a claim, in digits or in words ("element number thirty-eight")."""
-    yield from find_numbers(text)
-    yield from find_word_numbers(text)
+    return (*numbers_in(text), *find_word_numbers(text))
 
 
 def _rival_number(
@@ -339,7 +341,7 @@ def _rival_number(
     # A number the question itself states ("in 2026", "ISO 3166-2") is its wording, no value.
     asked = {n.value for n in find_numbers(ctx.task)}
     for index, (_, text) in enumerate(sources):
-        for found in find_numbers(text):
+        for found in numbers_in(text):
             written = text[found.start : found.end]
             if found.value in asked:
                 continue
