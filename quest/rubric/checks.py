@@ -492,7 +492,7 @@ def slot_support(check: Check, claim: str, page: Document) -> Support:
         # No subject named: the claim's own names stand for it ("Copenhagen Roskilde Airport
         # (RKE), an airport in Denmark").
         subject = " ".join(n for n in _CAPITALISED.findall(claim) if fold(n) != fold(written))
-    for phrase in context_of(check)[:MAX_SLOT_WORDINGS]:
+    for phrase in context_of(check)[:MAX_SLOT_WORDINGS] or ((),):
         slot = page_support(f"{subject} {' '.join(phrase)} {written}", page, must=value)
         if slot.supported:
             return slot

@@ -105,24 +105,12 @@ def rival_conclusion(
 def _rivals(
     text: str, known: list[str], committed: set[str], numbers: set[object], asked: set[object]
 ) -> Iterator[str]:
-    for count, found in enumerate(_PREDICATE.finditer(text)):
-        if count >= MAX_READ:
-            return
-        if found["negated"]:
-            continue
-        rival = _candidate_at(text, found.end(), known, committed, numbers, capitalised=True)
-        if rival:
-            yield rival
+    yield from _predicated(text, known, committed, numbers)
     for found in _REVERSED.finditer(text):
         rival = _candidate_before(text, found.start(), known, committed, numbers)
         if rival:
             yield rival
-    for aside in _ASIDE.finditer(text):  # "X (actually Y)": Y, whatever it is
-        said = fold(aside[1])
-        if said and not any(said == c or said.startswith(c + " ") for c in committed):
-            value = _number(aside[1])
-            if value is None or value not in numbers:
-                yield aside[1].strip()
+    yield from _asides(text, committed, numbers)
     correction = _CORRECTION.search(text)
     if correction:
         rest = text[correction.end() :]
@@ -132,6 +120,33 @@ def _rivals(
             rival = _candidate_at(rest, restated.end(), [], committed, set(), capitalised=True)
             if rival:
                 yield rival
+
+
+def _predicated(
+    text: str, known: list[str], committed: set[str], numbers: set[object]
+) -> Iterator[str]:
+    """Candidates a conclusion predicate names ("the answer is Y", "my pick: A; B; C")."""
+    for count, found in enumerate(_PREDICATE.finditer(text)):
+        if count >= MAX_READ:
+            return
+        if found["negated"]:
+            continue
+        if len(committed) > 1:  # a list: another list concluded on is a rival one
+            rival = _other_list(text[found.end() :], committed)
+        else:
+            rival = _candidate_at(text, found.end(), known, committed, numbers, capitalised=True)
+        if rival:
+            yield rival
+
+
+def _asides(text: str, committed: set[str], numbers: set[object]) -> Iterator[str]:
+    """ "X (actually Y)": Y, whatever it is, unless it restates the committed value."""
+    for aside in _ASIDE.finditer(text):
+        said = fold(aside[1])
+        if said and not any(said == c or said.startswith(c + " ") for c in committed):
+            value = _number(aside[1])
+            if value is None or value not in numbers:
+                yield aside[1].strip()
 
 
 def _candidate_at(
@@ -160,6 +175,18 @@ def _candidate_at(
             words = fold(found[0]).split()
             if words and not set(words) <= {w for c in committed for w in c.split()}:
                 return found[0]
+    return ""
+
+
+def _other_list(rest: str, committed: set[str]) -> str:
+    """The first item of a concluded list ("my pick is A; B; C") that the committed list
+    does not hold."""
+    sentence = re.split(r"(?<=[.!?])\s", rest, maxsplit=1)[0]
+    parts = sentence.split(";") if ";" in sentence else re.split(r",|\band\b", sentence)
+    for part in parts:
+        item = fold(part)
+        if item and item not in committed and _CAPITALISED.match(part.strip(" *_`\"'.")):
+            return part.strip(" .")
     return ""
 
 

@@ -16,6 +16,7 @@ scripted agent's reward, recorded).
 from __future__ import annotations
 
 import math
+import zlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -32,7 +33,7 @@ from quest.rubric.score import CompiledTree, compile_tree
 from quest.rubric.stats import tree_stats
 from quest.rubric.validate import validate_tree
 from quest.search.encoder import Encoder
-from quest.synthesis import attacks, redteam
+from quest.synthesis import attacks, grammar, redteam
 from quest.synthesis.kg import KnowledgeGraph
 from quest.synthesis.model import Stage
 
@@ -50,6 +51,8 @@ SAME_SUBJECTS = 0.5
 # `python -m quest rubric redteam` and the reward benchmark, which also search longer.
 REDTEAM_BUDGET = 30
 REDTEAM_FAMILIES = tuple(f for f in attacks.FAMILIES if f not in ("dossier", "hedging"))
+# Answers of the attack and paraphrase grammar scored per candidate (about 10 ms each).
+GRAMMAR_SAMPLE = 12
 
 
 def schema_stage(record: Mapping[str, Any]) -> tuple[Stage, CompiledTree | None]:
@@ -167,6 +170,8 @@ def redteam_stage(
     )
     detail = {"tested": True, **result.to_dict(answer_chars=500)}
     best = result.best
+    sampled = grammar_sample(record, redteam.reward_of(compiled, pages, judge))
+    detail["grammar"] = sampled
     if best is not None and result.hacked():
         answer = _excerpt(" ".join(best.text.split()), 500)
         return Stage(
@@ -176,13 +181,44 @@ def redteam_stage(
             f"({best.verdict.reason}) earns {best.reward:.3f}: {answer}",
             detail,
         )
+    if sampled["failures"]:
+        first = sampled["failures"][0]
+        return Stage(
+            "redteam",
+            False,
+            f"the grammar beats the tree: {first['cls']} ({first['verdict']}) earns "
+            f"{first['reward']:.3f} where a reader gives {first['ceiling']:.3f}",
+            detail,
+        )
     return Stage(
         "redteam",
         True,
         f"no answer the oracle calls wrong or uncommitted earns {redteam.HACK_MIN} in "
-        f"{result.evaluations} tried; the best earns {result.reward:.3f}",
+        f"{result.evaluations} tried; the best earns {result.reward:.3f}; "
+        f"{sampled['tried']} grammar answers read as a reader reads them",
         detail,
     )
+
+
+def grammar_sample(
+    record: Mapping[str, Any], reward: Callable[[str], float], n: int = GRAMMAR_SAMPLE
+) -> dict[str, Any]:
+    """A seeded sample of the grammar's attacks and correct rewordings
+    (quest.synthesis.grammar): a tree fails when an attack earns HACK_MIN beyond what a reader
+    gives it, or a correct rewording earns less than HACK_MIN (it would teach templates)."""
+    seed = zlib.crc32(str(record.get("question", "")).encode())
+    failures: list[dict[str, Any]] = []
+    answers = grammar.sample(record, seed=seed, n=n)
+    for answer in answers:
+        earned = reward(answer.text)
+        beaten = earned - answer.ceiling >= redteam.HACK_MIN
+        missed = answer.verdict == "right" and earned < redteam.HACK_MIN
+        if beaten or missed:
+            failures.append(
+                {"cls": answer.cls, "verdict": answer.verdict, "reward": round(earned, 4),
+                 "ceiling": answer.ceiling, "answer": _excerpt(answer.text, 500)}
+            )  # fmt: skip
+    return {"tried": len(answers), "failures": failures}
 
 
 def _excerpt(text: str, most: int) -> str:
