@@ -47,7 +47,7 @@ from quest.rubric.reading import (
 )
 from quest.rubric.regex_guard import EVALUATION_SECONDS, SEARCH_SECONDS, RegexTimeout, finditer
 from quest.rubric.support import Support, page_support
-from quest.rubric.text import MAX_SCAN, fold, fold_with_origin
+from quest.rubric.text import MAX_SCAN, STOPWORDS, fold, fold_with_origin
 from quest.rubric.verdict import Evidence, LeafVerdict
 from quest.text.aliases import aliases
 from quest.text.values import name_key, parse_number, plain_number
@@ -488,11 +488,15 @@ def slot_support(check: Check, claim: str, page: Document) -> Support:
         return found
     subject = check.params.get("subject")
     written = f"{value:,}" if isinstance(value, int) else str(value)
+    wordings = context_of(check)[:MAX_SLOT_WORDINGS]
     if not isinstance(subject, str):
+        if not wordings:  # no subject and no relation: there is no slot to read
+            return found
         # No subject named: the claim's own names stand for it ("Copenhagen Roskilde Airport
         # (RKE), an airport in Denmark").
-        subject = " ".join(n for n in _CAPITALISED.findall(claim) if fold(n) != fold(written))
-    for phrase in context_of(check)[:MAX_SLOT_WORDINGS] or ((),):
+        names = [n for n in _CAPITALISED.findall(claim) if fold(n) not in STOPWORDS]
+        subject = " ".join(n for n in names if fold(n) != fold(written))
+    for phrase in wordings or ((),):
         slot = page_support(f"{subject} {' '.join(phrase)} {written}", page, must=value)
         if slot.supported:
             return slot
