@@ -40,6 +40,13 @@ rewards:
   <= 5%);
 - the CPU seconds of scoring a cited dossier of 11, 110 and 200 KB with each reward, and the
   ratio of 110 KB to 11 KB (linear is 10).
+
+Then the grammar (quest.synthesis.grammar, benchmarks/reward_grammar.py) on kg tasks of seeds
+8201 and 8202 (--grammar-count proposals each; no other part uses these seeds): every attack
+class (where x what, with the credit a reader gives) and every paraphrase class (relation
+wordings, sentence shapes, number, name, URL and answer-line forms, 20 and 120 KB), with the
+hack rate (reward - ceiling >= 0.25) and the false-negative rate (a correct rewording < 0.5)
+per class and per family, for questweb's reward and the string baseline.
 """
 
 from __future__ import annotations
@@ -48,6 +55,7 @@ import argparse
 import hashlib
 import json
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -58,6 +66,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from reward_cases import Case, cases
+from reward_grammar import grammar_report
 from reward_kg import PASS, Scorer, cost_by_size, kg_measure, kg_summary, print_kg
 
 from quest.corpus import load_offline
@@ -112,6 +121,10 @@ class Item:
     paraphrases: tuple[str, ...]
 
 
+# Seeds of the grammar part, used by no other part of the project: its tasks are held out.
+GRAMMAR_SEEDS = (8201, 8202)
+
+
 def main() -> int:
     args = _arguments()
     started = time.perf_counter()
@@ -145,6 +158,11 @@ def main() -> int:
         summary["kg"] = kg_summary(kg_tallies)
         if kg:
             summary["cost"] = cost_by_size(kg[0], store, _naive(store))
+    if args.grammar_count:
+        print(f"\n== grammar of attacks and paraphrases on kg tasks of seeds {GRAMMAR_SEEDS}")
+        with tempfile.TemporaryDirectory() as folder:
+            grammar = grammar_report(GRAMMAR_SEEDS, args.grammar_count, Path(folder) / "corpus")
+        summary["grammar"] = {name: result["totals"] for name, result in grammar.items()}
     if args.json:
         Path(args.json).write_text(json.dumps(summary, indent=2))
     return 0
@@ -160,6 +178,12 @@ def _arguments() -> argparse.Namespace:
     )
     parser.add_argument(
         "--kg-budget", type=int, default=300, help="red-team reward evaluations per kg task"
+    )
+    parser.add_argument(
+        "--grammar-count",
+        type=int,
+        default=20,
+        help="kg proposals per seed scored with the whole attack and paraphrase grammar (0: none)",
     )
     return parser.parse_args()
 

@@ -176,7 +176,8 @@ def synthesize(
     records: list[dict[str, Any]] = []
     for seed in seeds:
         out = folder / f"tasks-{seed}.jsonl"
-        command = ["quest", "synth", "--count", str(count), "--seed", str(seed)]
+        command = [sys.executable, "-m", "quest", "synth", "--count", str(count)]
+        command += ["--seed", str(seed)]
         command += ["--corpus", str(corpus), "--out", str(out), "--no-encoder"]
         subprocess.run(command, check=True, capture_output=True)
         records += [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
@@ -185,9 +186,24 @@ def synthesize(
 
 def ensure_corpus(corpus: Path) -> Path:
     if not (corpus / "documents.jsonl").exists():
-        subprocess.run(["quest", "corpus", "load", "--source", "all"], check=True)
-        subprocess.run(["quest", "corpus", "index", "--only", "bm25"], check=True)
+        quest = [sys.executable, "-m", "quest", "corpus"]
+        subprocess.run([*quest, "load", "--source", "all", "--out", str(corpus)], check=True)
+        subprocess.run([*quest, "index", "--only", "bm25", str(corpus)], check=True)
     return corpus
+
+
+def grammar_report(seeds: Sequence[int], count: int, corpus: Path) -> dict[str, Any]:
+    """Synthesize kg tasks for `seeds`, score the whole grammar with both rewards, print the
+    per-class table and return the results (reward_bench's kg grammar part)."""
+    store = CorpusStore(ensure_corpus(corpus))
+    with tempfile.TemporaryDirectory() as folder:
+        records = synthesize(seeds, count, corpus, Path(folder))
+    results = {
+        "questweb": grammar_measure(records, questweb_scorer(store)),
+        "baseline": grammar_measure(records, baseline_scorer(store)),
+    }
+    _print(results, len(records))
+    return results
 
 
 def main() -> int:
