@@ -72,17 +72,18 @@ class MiniLMEncoder:
 
     def _load(self) -> None:
         prefer_passive_openmp()
-        from transformers import AutoModel, AutoTokenizer
-        from transformers.utils import logging
-
         from quest.model_loading import MODEL_LOADING
 
         folder = str(self.folder or model_dir())
-        # Agents in threads search at once: the first loads the model, the others wait for it
-        # rather than load it too (two loads at once break transformers: quest.model_loading).
+        # Agents in threads search at once: the first imports transformers and loads the model,
+        # the others wait for it rather than do it too (two loads at once break transformers:
+        # quest.model_loading; a first import of AutoModel in two threads at once fails in one).
         with MODEL_LOADING:
             if self._model is not None:
                 return
+            from transformers import AutoModel, AutoTokenizer
+            from transformers.utils import logging
+
             # The weight-loading progress bar would interleave with a caller's own progress.
             bars = logging.is_progress_bar_enabled()
             logging.disable_progress_bar()  # type: ignore[no-untyped-call]
