@@ -25,7 +25,9 @@ RELATION_GROUPS = (
     "discovered discovery discover discovering discoverer discoverers identified isolated "
     "detected synthesized synthesised described observed",
     "state statehood admitted admission union",
-    "atomic protons",
+    # "atomic" is no cue: it names both the atomic number and the atomic weight.
+    "protons proton",
+    "weight weights mass masses",
     "holidays holiday",
     "subdivisions subdivision provinces regions divisions",
     "airports airfields",
