@@ -116,10 +116,14 @@ def _rivals(
         rest = text[correction.end() :]
         yield from _named(rest, known, committed, numbers | asked)
         restated = _RESTATED.match(rest)  # "Correction: it is Y"
-        if restated:
+        if restated and len(committed) > 1:
+            rival = _other_list(rest[restated.end() :], committed)
+        elif restated:
             rival = _candidate_at(rest, restated.end(), [], committed, set(), capitalised=True)
-            if rival:
-                yield rival
+        else:
+            rival = ""
+        if rival:
+            yield rival
 
 
 def _predicated(

@@ -12,7 +12,9 @@ from quest.rubric.preconditions import Preconditions, evaluation_order
 from quest.rubric.reading import CheckContext
 from quest.rubric.report import ScoreReport
 from quest.rubric.score import CompiledTree, compile_tree
+from quest.rubric.text import fold
 from quest.rubric.verdict import LeafVerdict
+from quest.text.aliases import aliases
 
 
 def evaluate(
@@ -45,9 +47,16 @@ def check_context(
         task=compiled.tree.task_description if task is None else task,
         store=store,
         judge=judge,
-        names=tree_names(leaf.check for leaf in compiled.tree.leaves() if leaf.check),
+        names=known_names(compiled),
         list_most=list_size(compiled),
     )
+
+
+def known_names(compiled: CompiledTree) -> frozenset[str]:
+    """The tree's names (quest.rubric.binding) and the other names a country goes by, folded,
+    so a fact about "the Czech Republic" is a fact about Czechia."""
+    names = tree_names(leaf.check for leaf in compiled.tree.leaves() if leaf.check)
+    return frozenset(fold(alias) for name in names for alias in aliases(name))
 
 
 def list_size(compiled: CompiledTree) -> int:

@@ -21,6 +21,7 @@ from quest.rubric.regex_guard import EVALUATION_SECONDS
 from quest.rubric.sentences import sentence_spans
 from quest.rubric.text import fold
 from quest.rubric.verdict import Evidence, LeafVerdict
+from quest.text.aliases import aliases
 
 Source = tuple[str, str]  # (url, text); the answer itself has url ""
 MAX_JUDGED = 16  # occurrences of one value read per claim
@@ -224,9 +225,11 @@ def groups_of(check: Check) -> frozenset[str]:
 
 
 def subjects_of(check: Check) -> set[str]:
-    aliases = check.params.get("subject_aliases") or ()
-    names = [check.params["subject"], *(aliases if isinstance(aliases, tuple) else ())]
-    return {fold(str(name)) for name in names}
+    """The check's subject under every name it goes by: its `subject_aliases` and, for a
+    country, its ISO names ("the Czech Republic" is Czechia)."""
+    given = check.params.get("subject_aliases") or ()
+    names = [check.params["subject"], *(given if isinstance(given, tuple) else ())]
+    return {fold(alias) for name in names for alias in aliases(str(name))}
 
 
 def binder_for(check: Check, ctx: CheckContext) -> Binder | None:

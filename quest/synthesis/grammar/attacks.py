@@ -60,12 +60,18 @@ def _answer(where: str, what: str, text: str, verdict: Verdict, ceiling: float) 
     return GrammarAnswer(f"attack:{where}:{what}", where, what, text, verdict, ceiling)
 
 
+_INVENTED = ("Atlantis", "Lemuria", "Hyperborea", "Mu", "Thule", "Avalon", "Lyonesse", "Agartha")
+
+
 def rival_answer(material: Material, rng: random.Random) -> str:
     """A wrong answer of the task's own kind: a rival candidate, or a rival list for find-k."""
     if material.find_k:
-        wrong = [r for r in material.rivals if r not in material.pool] or ["Atlantis"]
+        # A rival list a reader calls wrong: as many wrong items as right ones, so under the
+        # rule "each wrong item costs what a right one earns" it earns nothing either.
+        wrong = [r for r in material.rivals if r not in material.pool] + list(_INVENTED)
         items = list(material.answers)
-        items[rng.randrange(len(items))] = rng.choice(wrong)
+        for at in rng.sample(range(len(items)), (len(items) + 1) // 2):
+            items[at] = wrong.pop(0)
         return "; ".join(items)
     rivals = [r for r in material.rivals if r.casefold() != material.answer.casefold()]
     return rng.choice(rivals[:4]) if rivals else "none of them"

@@ -41,8 +41,8 @@ def _spray(claim: Claim, rng: random.Random) -> str:
 
 def _rounding(claim: Claim, rng: random.Random) -> str | None:
     number = float(claim.value)
-    if number >= 100_000:
-        return None  # rounding a large figure can stay inside the task's stated precision
+    if number >= 10_000 or not number.is_integer():
+        return None  # rounding a quantity can stay inside the task's stated precision
     return rng.choice((round_figure(claim.value), f"about {round_figure(claim.value)}"))
 
 
