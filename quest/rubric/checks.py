@@ -88,7 +88,7 @@ def _mentions(check: Check, ctx: CheckContext) -> LeafVerdict:
     value = str(check.params["value"])
     aliases = check.params.get("aliases")
     phrases = (value, *(str(a) for a in aliases)) if isinstance(aliases, tuple) else (value,)
-    search = ValueSearch(check, binder=binder_for(check, ctx))
+    search = ValueSearch(check, binder=binder_for(check, ctx), leads=ctx.leads_for(check))
     found = _find_phrase(phrases, sources, search)
     if found is None:
         return verdict_of(check, False, search.failure(repr(value)))
@@ -303,7 +303,9 @@ def _number(check: Check, ctx: CheckContext) -> LeafVerdict:
         _float(check.params.get("tolerance_abs")),
         _float(check.params.get("tolerance_rel")),
     )
-    search = ValueSearch(check, numeric=True, binder=binder_for(check, ctx))
+    search = ValueSearch(
+        check, numeric=True, binder=binder_for(check, ctx), leads=ctx.leads_for(check)
+    )
     for index, (url, text) in enumerate(sources):
         for found in _written_numbers(text):
             if (
@@ -454,7 +456,12 @@ def _source_supports(check: Check, ctx: CheckContext) -> LeafVerdict:
     if ctx.store is None:
         return error_of(check, "no document store configured to read cited pages")
     value = check.params["value"]
-    search = ValueSearch(check, numeric=not isinstance(value, str), binder=binder_for(check, ctx))
+    search = ValueSearch(
+        check,
+        numeric=not isinstance(value, str),
+        binder=binder_for(check, ctx),
+        leads=ctx.leads_for(check),
+    )
     claims = ctx.cited.claims
     committing = [c for i, c in enumerate(claims) if _states(value, c.text, search, i)]
     if not committing:

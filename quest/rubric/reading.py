@@ -42,6 +42,7 @@ class CheckContext:
     regex_seconds: float = field(init=False, default=EVALUATION_SECONDS)  # left for this answer
     _pages: dict[str, Document | None] = field(init=False, default_factory=dict)
     _binder: Binder | None = field(init=False, default=None)
+    _leads: tuple[str, ...] | None = field(init=False, default=None)
     _commitments: dict[tuple[bool, tuple[str, ...]], Commitment] = field(
         init=False, default_factory=dict
     )
@@ -76,6 +77,14 @@ class CheckContext:
                 question=self.task,
             )
         return self._commitments[key]
+
+    def leads_for(self, check: Check) -> tuple[str, ...]:
+        """The lead-ins of the answer's claims, for a check that reads the answer's claims."""
+        if check.params.get("scope", "answer") != "answer":
+            return ()
+        if self._leads is None:
+            self._leads = leads_of(self.cited.claims)
+        return self._leads
 
     @property
     def judge_calls(self) -> int:
@@ -122,6 +131,7 @@ class ValueSearch:
     numeric: bool = False
     binder: Binder | None = None
     strict: bool = False  # a rival value: only where the subject is the only one it can be of
+    leads: Sequence[str] = ()  # per claim, its heading or lead-in (leads_of), answer claims only
     rejected: list[tuple[Judgement, str]] = field(default_factory=list)
     judged: dict[str, int] = field(default_factory=dict)  # occurrences read per claim
 
@@ -154,9 +164,10 @@ class ValueSearch:
     def _lead_says(self, index: int) -> bool:
         """The claim's lead-in or heading says the slot's relation ("Capital:" over "- France:
         Paris")."""
-        if self.binder is None or not 0 <= index < len(self.binder.leads):
+        leads = self.leads or (self.binder.leads if self.binder is not None else ())
+        if not 0 <= index < len(leads):
             return False
-        lead = f" {fold(self.binder.leads[index])} "
+        lead = f" {fold(leads[index])} "
         return any(f" {' '.join(phrase)} " in lead for phrase in context_of(self.check))
 
     def _context(self, index: int) -> tuple[tuple[str, ...], ...]:

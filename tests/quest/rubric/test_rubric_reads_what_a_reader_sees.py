@@ -339,3 +339,12 @@ def test_a_country_commits_under_its_iso_names_but_not_a_rivals() -> None:
     assert _status("Exact answer: The Czech Republic", "answer", czechia) == "pass"
     drc = _identity("Democratic Republic of the Congo", ("Republic of the Congo",))
     assert _status("Exact answer: Congo", "answer", drc) == "fail"
+
+
+def test_a_lead_in_gives_its_relation_to_the_list_under_it_without_a_subject() -> None:
+    check = {"kind": "mentions", "value": "Augsburg Airport", "context": ("highest",)}
+    tree = RubricTree(Node("root", "Which airport?", children=(_leaf("hop", check),)))
+    listed = "Highest airport:\n\n- Germany: Augsburg Airport\n\nExact answer: 1516"
+    assert _status(listed, "hop", tree) == "pass"
+    unlabelled = "Airports listed:\n\n- Germany: Augsburg Airport\n\nExact answer: 1516"
+    assert _status(unlabelled, "hop", tree) == "fail"
