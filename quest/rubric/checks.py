@@ -7,28 +7,24 @@ failure says why in `reasoning`; every pass quotes the claim or page sentence it
 
 from __future__ import annotations
 
-import re
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from datetime import date
-from functools import lru_cache
 
 from quest.rubric.binding import (
     owner_position,
     rival_strings,
     year_like,
 )
-from quest.rubric.commitment import same_name
 from quest.rubric.dates import find_dates, parse_date
-from quest.rubric.documents import Document, normalise_url, url_host
-from quest.rubric.lexicon import GENERIC_HEADS, UNIT_WORDS
+from quest.rubric.documents import normalise_url, url_host
+from quest.rubric.identity import committed_check, committed_items
 from quest.rubric.model import Check, ParamValue
 from quest.rubric.names import entity_mentions
 from quest.rubric.numbers import (
     Number,
     approximate,
     find_numbers,
-    find_word_numbers,
     number_from_param,
     numbers_in,
     numbers_match,
@@ -39,21 +35,15 @@ from quest.rubric.reading import (
     ValueSearch,
     binder_for,
     claim_sources,
-    context_of,
     cut_text,
     error_of,
     verdict_of,
     where_said,
 )
 from quest.rubric.regex_guard import EVALUATION_SECONDS, SEARCH_SECONDS, RegexTimeout, finditer
-from quest.rubric.support import Support, page_support
-from quest.rubric.text import MAX_SCAN, STOPWORDS, fold, fold_with_origin
+from quest.rubric.slots import slot_support, written_numbers
+from quest.rubric.text import MAX_SCAN, fold, fold_with_origin
 from quest.rubric.verdict import Evidence, LeafVerdict
-from quest.text.aliases import aliases
-from quest.text.values import name_key, parse_number, plain_number
-
-_CAPITALISED = re.compile(r"\b[A-Z][\w'\u2019-]*(?:\s+[A-Z][\w'\u2019-]*)*")
-MAX_SLOT_WORDINGS = 6  # wordings of a relation tried against one cited page
 
 
 def run_check(check: Check, ctx: CheckContext) -> LeafVerdict:
@@ -81,7 +71,7 @@ def _find_phrase(
 
 def _mentions(check: Check, ctx: CheckContext) -> LeafVerdict:
     if check.params.get("committed"):
-        return _committed(check, ctx)
+        return committed_check(check, ctx)
     sources = claim_sources(check, ctx)
     if isinstance(sources, str):
         return error_of(check, sources)
@@ -126,94 +116,6 @@ def _contradiction(check: Check, rival: str, claim: str) -> str:
     )
 
 
-def _committed(check: Check, ctx: CheckContext) -> LeafVerdict:
-    """Identity: the answer's committed value (quest.rubric.commitment) is, as a whole, the
-    value: the same number (sign and all, with a unit the question uses) or the same name under
-    its aliases. A long answer keeps its commitment: `max_chars` is read by no check now."""
-    value = str(check.params["value"])
-    aliases = check.params.get("aliases")
-    names = (value, *(str(a) for a in aliases)) if isinstance(aliases, tuple) else (value,)
-    others = check.params.get("others")
-    rivals = tuple(str(o) for o in others) if isinstance(others, tuple) else ()
-    commitment = ctx.commitment(as_list=False, candidates=(*names, *rivals))
-    if not commitment.committed:
-        return verdict_of(check, False, f"nothing is committed: {commitment.problem}")
-    written = commitment.items[0]
-    if _is_value(written, names, rivals, ctx.task):
-        return verdict_of(check, True, f"commits to {written!r}", Evidence("", commitment.line))
-    return verdict_of(check, False, f"commits to {written!r}, not {value!r}")
-
-
-def _is_value(written: str, names: Sequence[str], rivals: Sequence[str], question: str) -> bool:
-    expected = plain_number(names[0])
-    if expected is not None:
-        found = parse_number(written)
-        return (
-            found is not None
-            and found.exact
-            and found.value == expected
-            and _units_ok(found.unit, question)
-        )
-    taken = {name_key(alias) for rival in rivals for alias in aliases(rival)}
-    known = [a for name in names for a in sorted(aliases(name)) if name_key(a) not in taken]
-    return any(same_name(written, name) for name in _with_heads(known, rivals))
-
-
-def _units_ok(unit: Sequence[str], question: str) -> bool:
-    """A committed number's unit words are units, or the question's own words ("11 public
-    holidays"); any other word ("57 or so", "57 maybe") is more than the number."""
-    asked = set(fold(question).split())
-    return all(word in UNIT_WORDS or fold(word) in asked for word in unit)
-
-
-def _with_heads(names: Sequence[str], rivals: Sequence[str]) -> list[str]:
-    """The names, and each without its generic head noun ("Matsumoto Airport" -> "Matsumoto")
-    when that shorter name is no rival's."""
-    taken = {fold(r) for r in rivals}
-    out = list(names)
-    for name in names:
-        folded = fold(name)
-        for head in GENERIC_HEADS:
-            short = folded.removesuffix(f" {head}")
-            if short != folded and short and short not in taken:
-                out.append(short)
-                break
-    return out
-
-
-def _names_item(item: str, value: str) -> bool:
-    """A committed list item names `value`, under its aliases and without a generic head."""
-    return any(same_name(item, name) for name in _with_heads(sorted(aliases(value)), ()))
-
-
-def _committed_items(check: Check, ctx: CheckContext) -> tuple[list[str], int, str]:
-    """The allowed values the committed list names (each once), how many of its items are not
-    allowed, or why there is none. A list longer than the tree asks for commits to nothing."""
-    values = check.params["values"]
-    assert isinstance(values, tuple)
-    commitment = ctx.commitment(as_list=True, candidates=tuple(str(v) for v in values))
-    if not commitment.committed:
-        return [], 0, f"nothing is committed: {commitment.problem}"
-    if ctx.list_most and len(commitment.items) > ctx.list_most:
-        return (
-            [],
-            0,
-            (
-                f"the committed list has {len(commitment.items)} items where {ctx.list_most} are "
-                "asked: it commits to nothing"
-            ),
-        )
-    hits: list[str] = []
-    wrong = 0
-    for item in commitment.items:
-        match = next((str(v) for v in values if _names_item(item, str(v))), None)
-        if match is None:
-            wrong += 1
-        elif match not in hits:
-            hits.append(match)
-    return hits, wrong, ""
-
-
 def _entity_hits(
     values: tuple[str, ...], sources: list[Source], search: ValueSearch
 ) -> list[tuple[str, Evidence]]:
@@ -231,7 +133,7 @@ def _entity_hits(
 
 def _one_of(check: Check, ctx: CheckContext) -> LeafVerdict:
     if check.params.get("committed"):
-        committed, wrong, problem = _committed_items(check, ctx)
+        committed, wrong, problem = committed_items(check, ctx)
         if problem:
             return verdict_of(check, False, problem)
         # Each wrong item costs what a right one earns: spraying candidates earns nothing.
@@ -268,7 +170,7 @@ def _at_most(check: Check, ctx: CheckContext) -> LeafVerdict:
     most = check.params["most"]
     assert isinstance(values, tuple) and isinstance(most, int)
     if check.params.get("committed"):
-        _, _, problem = _committed_items(check, ctx)
+        _, _, problem = committed_items(check, ctx)
         if problem:
             return verdict_of(check, False, problem)
         candidates = tuple(str(v) for v in values)
@@ -307,7 +209,7 @@ def _number(check: Check, ctx: CheckContext) -> LeafVerdict:
         check, numeric=True, binder=binder_for(check, ctx), leads=ctx.leads_for(check)
     )
     for index, (url, text) in enumerate(sources):
-        for found in _written_numbers(text):
+        for found in written_numbers(text):
             if (
                 numbers_match(found, expected, tol_abs, tol_rel)
                 and not approximate(text, found)
@@ -319,12 +221,6 @@ def _number(check: Check, ctx: CheckContext) -> LeafVerdict:
                     return verdict_of(check, False, rival)
                 return verdict_of(check, True, f"states {stated!r}", Evidence(url, text))
     return verdict_of(check, False, search.failure(f"a number matching {check.params['value']}"))
-
-
-@lru_cache(maxsize=65_536)  # every numeric leaf reads the same claims
-def _written_numbers(text: str) -> tuple[Number, ...]:
-    """The figures of a claim, in digits or in words ("element number thirty-eight")."""
-    return (*numbers_in(text), *find_word_numbers(text))
 
 
 def _rival_number(
@@ -485,46 +381,6 @@ def _source_supports(check: Check, ctx: CheckContext) -> LeafVerdict:
     return verdict_of(check, False, f"no cited page states {value!r}: " + "; ".join(notes))
 
 
-def slot_support(check: Check, claim: str, page: Document) -> Support:
-    """The page states the claim, or, read as a slot, states the check's fact: its subject with
-    its value and a wording of its relation. The answer's own words do not have to be the
-    page's ("achieved statehood in 1787" against "became a state in 1787")."""
-    value = check.params["value"]
-    found = page_support(claim, page, must=value)
-    if found.supported:
-        return found
-    subject = check.params.get("subject")
-    written = f"{value:,}" if isinstance(value, int) else str(value)
-    wordings = context_of(check)[:MAX_SLOT_WORDINGS]
-    if not isinstance(subject, str):
-        if not wordings:  # no subject and no relation: there is no slot to read
-            return found
-        # No subject named: the claim's own names stand for it ("Copenhagen Roskilde Airport
-        # (RKE), an airport in Denmark").
-        names = [n for n in _CAPITALISED.findall(claim) if fold(n) not in STOPWORDS]
-        subject = " ".join(n for n in names if fold(n) != fold(written))
-    for phrase in wordings or ((),):
-        slot = page_support(f"{subject} {' '.join(phrase)} {written}", page, must=value)
-        if slot.supported:
-            return slot
-    return found
-
-
-def states_slot(check: Check, fact: str) -> bool:
-    """A cited fact names the check's subject and states its value (as written or as a
-    number): the citation then vouches for that slot."""
-    subject, value = check.params.get("subject"), check.params.get("value")
-    folded = f" {fold(fact)} "
-    if not isinstance(subject, str) or f" {fold(subject)} " not in folded:
-        return False
-    if isinstance(value, str):
-        return f" {fold(value)} " in folded
-    expected = number_from_param(value)
-    return expected is not None and any(
-        numbers_match(n, expected, 0.0, 0.0) for n in _written_numbers(fact)
-    )
-
-
 def _states(value: ParamValue, text: str, search: ValueSearch, index: int) -> bool:
     if isinstance(value, str):
         return any(
@@ -536,7 +392,7 @@ def _states(value: ParamValue, text: str, search: ValueSearch, index: int) -> bo
         numbers_match(n, expected, 0.0, 0.0)
         and not approximate(text, n)
         and search.commits(text, n.start, n.end, index)
-        for n in _written_numbers(text)
+        for n in written_numbers(text)
     )
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from quest.rubric.checks import slot_support, states_slot
 from quest.rubric.citations import Citation, CitedAnswer, parse_citations
 from quest.rubric.documents import Document, DocumentStore, page_at
 from quest.rubric.errors import RubricError
@@ -19,6 +18,7 @@ from quest.rubric.judge import ChatClient, ClaimJudge
 from quest.rubric.model import Check, JSONValue, RubricTree
 from quest.rubric.report import ScoreReport
 from quest.rubric.score import CompiledTree
+from quest.rubric.slots import slot_support, states_slot
 from quest.rubric.support import Label, page_support
 
 BASE_SHARE = 0.75
