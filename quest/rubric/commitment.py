@@ -54,7 +54,8 @@ DENIALS = word_set(
 # What a name, a number or a list may be written with; any other sign (≠, ¬, ~, ≈, <, %) on the
 # line makes it something other than the answer.
 _SYMBOL = re.compile(r"[^\w\s'\u2019.,&;:()+\-\u2010-\u2014\u2212]")
-_DELETED = re.compile(r"~~(.+?)~~", re.DOTALL)
+# Struck text as shown and as written (nested strikes hide each other's marks in the rendering).
+_DELETED = re.compile(r"~~(.+?)~~|<(?:del|s|strike)\b[^>]*>(.*?)</(?:del|s|strike)\s*>", re.DOTALL)
 DENIAL_REACH = 4  # words either side of a name that a denial must fall within
 _DENIAL_PHRASES = ("ruled out", "rule out", "not the answer", "not correct", "not right")
 
@@ -98,7 +99,7 @@ def read_commitment(
     items = split_items(value) if as_list else (value,)
     others = [c for i, c in enumerate(claims) if i != index]
     problem = (
-        _struck(shown, items)
+        _struck(f"{shown}\n{answer}", items)
         or _denied(others, items)
         or _retracted(others)
         or rival_conclusion(others, items, names, question)
@@ -221,7 +222,7 @@ def _struck(shown: str, items: Sequence[str]) -> str:
     """A committed value the answer also strikes out (`~~X~~`): it took the value back."""
     keys = [f" {k} " for item in items if (k := name_key(item))]
     for struck in _DELETED.finditer(shown):
-        inner = f" {name_key(struck[1])} "
+        inner = f" {name_key(struck[1] or struck[2] or '')} "
         if any(key in inner for key in keys):
             return "the answer strikes out what it commits to"
     return ""

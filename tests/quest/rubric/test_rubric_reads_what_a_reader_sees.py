@@ -348,3 +348,11 @@ def test_a_lead_in_gives_its_relation_to_the_list_under_it_without_a_subject() -
     assert _status(listed, "hop", tree) == "pass"
     unlabelled = "Airports listed:\n\n- Germany: Augsburg Airport\n\nExact answer: 1516"
     assert _status(unlabelled, "hop", tree) == "fail"
+
+
+@pytest.mark.parametrize(
+    "struck", ["~~<del>Rhode Island</del> Delaware~~", "<s>~~<s>Rhode Island</s> Ohio~~ Utah</s>"]
+)
+def test_a_value_struck_inside_another_strike_is_still_struck(struck: str) -> None:
+    answer = f"{FACTS} The first was {struck}.\n\nExact answer: Rhode Island{REFS}"
+    assert _status(answer, "answer") == "fail"
