@@ -118,8 +118,9 @@
     const node = value.split(":").slice(1).join(":");
     const row = node && document.getElementById(`node-${node}`);
     if (!row) return;
-    const index = disputed().indexOf(row);
-    if (index >= 0) focusRow(index);
+    // The swapped row lost its focus mark; keep the reviewer where they are now (they may
+    // have moved on with j / k while the verdict was saving).
+    focusRow(focused);
     const gold = $("select[name^='gold-']", row);
     say(`Gold verdict on ${node}: ${gold ? gold.selectedOptions[0].textContent : ""} (saved).`);
   });

@@ -82,7 +82,9 @@ def test_a_reviewer_adjudicates_a_dispute_with_the_keyboard(
     assert page.evaluate(FOCUSED) == "cited"
     page.keyboard.press("a")  # A's verdict on cited
     expect(page.locator("select[name=gold-cited]")).to_have_value("correct")
-    page.keyboard.press("k")
+    page.keyboard.press("k")  # moving on before the save settles keeps the reviewer's place
+    assert page.evaluate(FOCUSED) == "capital"
+    expect(page.locator("#adj-notice")).to_contain_text("Gold verdict on cited: Correct")
     assert page.evaluate(FOCUSED) == "capital"
     page.keyboard.press("j")
     page.keyboard.press("3")  # overrule in the form: unverifiable, saved with the decision
