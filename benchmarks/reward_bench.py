@@ -90,7 +90,8 @@ from quest.rubric.checks import date_bounds
 from quest.rubric.dates import find_dates
 from quest.rubric.judge import ChatClient
 from quest.rubric.numbers import find_numbers, number_from_param, numbers_match
-from quest.rubric.text import fold, key_tokens
+from quest.text.fold import fold
+from quest.text.words import key_tokens
 
 ROOT = Path(__file__).resolve().parents[1]
 

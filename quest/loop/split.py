@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import random
 import re
-import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from quest.text.fold import strip_accents
 
 Side = Literal["train", "heldout", "out_of_family", "dropped"]
 # Fact relations and check contexts whose values are attributes shared by many entities.
@@ -234,6 +235,4 @@ def _check_names(node: Mapping[str, Any]) -> Iterator[str]:
 
 def _key(name: str) -> str:
     """A name as compared: accents, case and spacing aside ("São Paulo" is "sao paulo")."""
-    plain = unicodedata.normalize("NFKD", name)
-    plain = "".join(c for c in plain if not unicodedata.combining(c))
-    return " ".join(plain.casefold().split())
+    return " ".join(strip_accents(name).casefold().split())

@@ -32,7 +32,7 @@ from quest.rubric.distractors import Distractors
 from quest.rubric.model import Check
 from quest.rubric.numbers import find_numbers, number_from_param, numbers_match
 from quest.rubric.score import CompiledTree
-from quest.rubric.text import STOPWORDS
+from quest.text.words import STOPWORDS
 
 MASTER_KEYS = {
     "master_key_colon": ":",

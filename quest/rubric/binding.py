@@ -37,7 +37,7 @@ from quest.rubric.model import Check
 from quest.rubric.names import Span, entity_mentions
 from quest.rubric.numbers import find_numbers
 from quest.rubric.relations import RELATIONS
-from quest.rubric.text import fold
+from quest.text.fold import fold
 
 _CODE = re.compile(r"^[A-Z]{3}$")
 _CODES = re.compile(r"\b(?!ISO\b)[A-Z]{3}\b")  # "the ISO code RON": ISO names the standard

@@ -42,8 +42,8 @@ from quest.rubric.reading import (
 )
 from quest.rubric.regex_guard import EVALUATION_SECONDS, SEARCH_SECONDS, RegexTimeout, finditer
 from quest.rubric.slots import slot_support, written_numbers
-from quest.rubric.text import MAX_SCAN, fold, fold_with_origin
 from quest.rubric.verdict import Evidence, LeafVerdict
+from quest.text.fold import MAX_SCAN, fold, fold_with_origin
 
 
 def run_check(check: Check, ctx: CheckContext) -> LeafVerdict:

@@ -29,7 +29,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from quest.rubric.sentences import sentence_starts
-from quest.rubric.text import MAX_SCAN
+from quest.text.fold import MAX_SCAN
 from quest.text.visible import visible_markdown
 
 _ADJACENT_MARKERS = re.compile(r"\[(\d{1,4})\](?=\[\d{1,4}\])")

@@ -31,8 +31,9 @@ from dataclasses import dataclass
 
 from quest.rubric.citations import Claim
 from quest.rubric.conclusions import hedged_conclusion, rival_conclusion
-from quest.rubric.text import fold, word_set
+from quest.text.fold import fold
 from quest.text.values import name_key
+from quest.text.words import word_set
 
 LABEL = re.compile(r"^[*_#>\s]*exact\s+answer[*_\s]*[:\uff1a\ufe55][*_\s]*", re.IGNORECASE)
 _ROW_LABEL = re.compile(r"^(?:[^:|]{1,40}:\s*)?[*_\s]*exact\s+answer[*_\s]*$", re.IGNORECASE)

@@ -23,7 +23,7 @@ import re
 from collections.abc import Collection, Iterator, Sequence
 
 from quest.rubric.citations import Claim
-from quest.rubric.text import fold
+from quest.text.fold import fold
 from quest.text.values import parse_number
 
 CONCLUSION_NOUNS = (

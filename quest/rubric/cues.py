@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import functools
 import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal, TypeAlias
 
-from quest.rubric.text import word_set
+from quest.text.fold import strip_accents
+from quest.text.words import word_set
 
 Reading: TypeAlias = Literal[
     "affirmed",
@@ -192,8 +192,7 @@ def tokens(text: str) -> tuple[Token, ...]:
 
 @functools.lru_cache(maxsize=65_536)  # a page's words, read claim after claim
 def fold_word(word: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", word.replace("\u2019", "'"))
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
+    return strip_accents(word.replace("\u2019", "'")).casefold()
 
 
 def phrase_at(

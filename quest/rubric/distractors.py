@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from quest.rubric.documents import url_host
-from quest.rubric.text import fold
+from quest.text.fold import fold
 
 _KIND = re.compile(
     r"\b(?:is|was|are|were) (?:a|an|the|one of the) ((?:[\w\u2019'-]+ ){0,4}?[\w-]+?)"

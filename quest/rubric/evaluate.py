@@ -12,9 +12,9 @@ from quest.rubric.preconditions import Preconditions, evaluation_order
 from quest.rubric.reading import CheckContext
 from quest.rubric.report import ScoreReport
 from quest.rubric.score import CompiledTree, compile_tree
-from quest.rubric.text import fold
 from quest.rubric.verdict import LeafVerdict
 from quest.text.aliases import aliases
+from quest.text.fold import fold
 
 
 def evaluate(

@@ -11,9 +11,9 @@ from quest.rubric.commitment import same_name
 from quest.rubric.lexicon import GENERIC_HEADS, UNIT_WORDS
 from quest.rubric.model import Check
 from quest.rubric.reading import CheckContext, verdict_of
-from quest.rubric.text import fold
 from quest.rubric.verdict import Evidence, LeafVerdict
 from quest.text.aliases import aliases
+from quest.text.fold import fold
 from quest.text.values import name_key, parse_number, plain_number
 
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Sequence
 
 from quest.rubric.model import MAX_ID_LENGTH
+from quest.text.fold import strip_accents
 
 ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 _NOT_SLUG = re.compile(r"[^a-z0-9_-]+")
@@ -18,7 +18,7 @@ def is_valid_id(value: str) -> bool:
 
 def slugify(label: str) -> str:
     """`Patent #1 (US)` -> `patent_1_us`; accents are folded, never dropped with their letter."""
-    folded = unicodedata.normalize("NFKD", label[: MAX_ID_LENGTH * 4])
+    folded = strip_accents(label[: MAX_ID_LENGTH * 4])
     ascii_only = folded.encode("ascii", "ignore").decode("ascii").lower()
     slug = _NOT_SLUG.sub("_", ascii_only).strip("_-")
     return slug[:MAX_ID_LENGTH].rstrip("_-") or "node"

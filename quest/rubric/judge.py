@@ -25,8 +25,9 @@ from typing import Protocol
 from quest.rubric.citations import parse_citations
 from quest.rubric.documents import Document, DocumentStore
 from quest.rubric.sentences import sentence_spans
-from quest.rubric.text import fold, key_tokens
 from quest.rubric.verdict import MAX_REASONING, Evidence, LeafVerdict
+from quest.text.fold import fold
+from quest.text.words import key_tokens
 
 TRIALS = 3
 MAX_ANSWER_CHARS = 20_000

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from quest.rubric.text import fold_with_origin
+from quest.text.fold import fold_with_origin
 
 Span = tuple[int, int, str]  # (start, end, folded name)
 

@@ -11,6 +11,8 @@ from functools import lru_cache
 
 from text_to_num import text2num
 
+from quest.text.words import NUMBER_WORDS, SCALE_WORDS, TENS_WORDS
+
 _SCALES = {
     "thousand": 3,
     "k": 3,
@@ -85,11 +87,9 @@ def find_numbers(text: str) -> Iterator[Number]:
         yield Number(value, quantum, match.start(), match.end())
 
 
-_UNITS = (
-    "two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-    "sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety"
-)
-_WORD = rf"(?:{_UNITS.replace(' ', '|')}|one|hundred|thousand|million|billion)"
+# Longest first, so "seventeen" is read whole rather than as "seven".
+_NUMBER_WORDS = sorted({*NUMBER_WORDS[1:], *TENS_WORDS, *SCALE_WORDS}, key=len, reverse=True)
+_WORD = rf"(?:{'|'.join(_NUMBER_WORDS)})"
 _WORDS = re.compile(rf"\b{_WORD}(?:(?:[\s-]+|\s+and\s+){_WORD})*\b", re.IGNORECASE)
 # A sign before a figure that makes it a bound or an estimate, not the value: "≈38", "<38".
 _APPROXIMATE = re.compile(r"[\u2248~\u223c<>\u2264\u2265\u2272\u2273]\s*$")

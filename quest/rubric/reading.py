@@ -19,9 +19,9 @@ from quest.rubric.lexicon import CONTEXT_SYNONYMS
 from quest.rubric.model import Check
 from quest.rubric.regex_guard import EVALUATION_SECONDS
 from quest.rubric.sentences import sentence_spans
-from quest.rubric.text import fold
 from quest.rubric.verdict import Evidence, LeafVerdict
 from quest.text.aliases import aliases
+from quest.text.fold import fold
 
 Source = tuple[str, str]  # (url, text); the answer itself has url ""
 MAX_JUDGED = 16  # occurrences of one value read per claim

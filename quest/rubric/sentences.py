@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 import string
 
-from quest.rubric.text import word_set
+from quest.text.words import word_set
 
 _BOUNDARY = re.compile(r"[.!?][\"'\u201d\u2019)]*\s+(?=[A-Z0-9\"\u201c'(\[*_])")
 _ABBREVIATIONS = word_set(

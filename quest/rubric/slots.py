@@ -18,7 +18,8 @@ from quest.rubric.numbers import (
 )
 from quest.rubric.reading import context_of
 from quest.rubric.support import Support, page_support
-from quest.rubric.text import STOPWORDS, fold
+from quest.text.fold import fold
+from quest.text.words import STOPWORDS
 
 _CAPITALISED = re.compile(r"\b[A-Z][\w'\u2019-]*(?:\s+[A-Z][\w'\u2019-]*)*")
 MAX_SLOT_WORDINGS = 6  # wordings of a relation tried against one cited page

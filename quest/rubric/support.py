@@ -57,8 +57,9 @@ from quest.rubric.model import ParamValue
 from quest.rubric.numbers import Number, find_numbers, number_from_param, numbers_match
 from quest.rubric.relations import RELATIONS
 from quest.rubric.sentences import sentence_spans
-from quest.rubric.text import STOPWORDS, fold, snippet, word_set
 from quest.rubric.words import Vocabulary, same_word
+from quest.text.fold import fold, snippet
+from quest.text.words import STOPWORDS, word_set
 
 Label: TypeAlias = Literal["supported", "unsupported", "unknown"]
 CONTENT_SHARE = 0.6

@@ -37,7 +37,6 @@ from quest.synthesis.facts import (
     Draft,
     Fact,
     Unbuildable,
-    count_word,
     country_facts,
     fact_leaves,
     group,
@@ -48,6 +47,7 @@ from quest.synthesis.families import domain_draft
 from quest.synthesis.kg import Country, KnowledgeGraph, agrees, robust_threshold
 from quest.synthesis.kg_domains import DomainGraph
 from quest.synthesis.seeds import CATEGORY_OF, class_shape
+from quest.text.words import number_word
 
 GENERATOR = "questweb kg synthesizer"
 # The subcategories a geography fact can be framed for, with the framing sentence.
@@ -297,7 +297,7 @@ class KGSynthesizer:
             options.append(
                 (
                     "neighbour_count",
-                    f"has exactly {count_word(count)} land neighbour{'s' if count > 1 else ''}",
+                    f"has exactly {number_word(count)} land neighbour{'s' if count > 1 else ''}",
                     functools.partial(clues.neighbour_count, count),
                 )
             )
@@ -324,7 +324,7 @@ class KGSynthesizer:
         names = [c.name for c in valid]
         facts = [self._member_fact(c, continent, phrase) for c in chosen]
         noun = "country" if k == 1 else "countries"
-        count = count_word(k)
+        count = number_word(k)
         question = (
             rng.choice(
                 (

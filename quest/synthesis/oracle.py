@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import functools
 import re
-import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
 from quest.synthesis.kg import City, Country, KnowledgeGraph
+from quest.text.fold import strip_accents
 
 Verdict: TypeAlias = Literal["right", "wrong", "uncommitted"]
 FAMILIES = ("lookup", "find_k", "chain")
@@ -234,8 +234,7 @@ def _denied(prose: str, names: Sequence[str], known: Sequence[str]) -> str:
 @functools.lru_cache(maxsize=65_536)  # the same names, compared again and again
 def normal(name: str) -> str:
     """A name compared as a whole: accents, case, punctuation and a leading "the" dropped."""
-    decomposed = unicodedata.normalize("NFKD", name)
-    bare = "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
+    bare = strip_accents(name).casefold()
     words = re.sub(r"[^\w]+", " ", bare).split()
     if words and words[0] == "the":
         words = words[1:]

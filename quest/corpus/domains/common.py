@@ -4,7 +4,6 @@ line, and the name comparison used to decide whether two sources agree."""
 from __future__ import annotations
 
 import functools
-import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import metadata
@@ -20,6 +19,7 @@ from quest.corpus.geonames import (
     geonames_url,
 )
 from quest.corpus.model import CorpusError, Document
+from quest.text.fold import strip_accents
 
 HOST = "questweb.local"
 
@@ -71,9 +71,7 @@ class Publisher:
 @functools.lru_cache(maxsize=65_536)  # the same names, looked up again and again
 def folded(name: str) -> str:
     """ "Hagåtña" and "Hagatna" are one name: accents, case and spacing aside."""
-    decomposed = unicodedata.normalize("NFKD", name)
-    plain = "".join(c for c in decomposed if not unicodedata.combining(c))
-    return " ".join(plain.casefold().replace("-", " ").split())
+    return " ".join(strip_accents(name).casefold().replace("-", " ").split())
 
 
 def same_place(a: str, b: str) -> bool:

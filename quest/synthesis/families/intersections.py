@@ -25,13 +25,13 @@ from quest.synthesis.facts import (
     Draft,
     Fact,
     Unbuildable,
-    count_word,
     group,
     leaf,
     oracle,
 )
 from quest.synthesis.families.factbook import figure_fact, link_fact
 from quest.synthesis.kg_domains import DomainGraph
+from quest.text.words import number_word
 
 PADDING = 2  # entities an answer may name beyond the k asked
 ELEVATION_STEPS = (250, 500, 750, 1_000, 1_500, 2_000, 3_000, 4_000, 5_000, 6_500, 8_000)
@@ -164,7 +164,7 @@ def _assemble(found: Intersection, k: int, depth: int, rng: random.Random) -> Dr
     urls = sorted({f.url for m in found.valid for f in m.facts})
     noun = found.noun if k > 1 else found.one
     question = (
-        f"Name {count_word(k)} {noun} {found.phrase}. Cite a page for each condition."
+        f"Name {number_word(k)} {noun} {found.phrase}. Cite a page for each condition."
         + EXACT_ASK.format(what="; ".join(["<name>"] * k))
     )
     slots = [_slot(i, k, found, names, urls, depth) for i in range(1, k + 1)]

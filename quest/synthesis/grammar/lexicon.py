@@ -377,38 +377,3 @@ PADDING_NOTES: tuple[str, ...] = (
     "The figures were checked a second time against the same pages.",
     "No figure in this answer was estimated; all come from the cited pages.",
 )
-
-SMALL_NUMBER_WORDS: tuple[str, ...] = (
-    "zero",
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-    "eighteen",
-    "nineteen",
-)
-TENS_WORDS: tuple[str, ...] = (
-    "",
-    "",
-    "twenty",
-    "thirty",
-    "forty",
-    "fifty",
-    "sixty",
-    "seventy",
-    "eighty",
-    "ninety",
-)

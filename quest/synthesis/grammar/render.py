@@ -7,11 +7,12 @@ attacks rewrite (body blocks, the commitment line, the reference list, footnotes
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass, field, replace
 
 from quest.synthesis.grammar.canonical import YEAR_RELATIONS
-from quest.synthesis.grammar.lexicon import ACCENTED, ALIASES, SMALL_NUMBER_WORDS, TENS_WORDS
+from quest.synthesis.grammar.lexicon import ACCENTED, ALIASES
+from quest.text.fold import strip_accents
+from quest.text.words import spelled_number
 
 THIN = "\u2009"
 NARROW = "\u202f"
@@ -61,28 +62,16 @@ def number_text(value: str, relation: str, how: str) -> str:
         return value
     whole = int(number)
     if how == "words" and 0 <= whole < 100:
-        return number_words(whole)
+        return spelled_number(whole)
     grouped = f"{whole:,}"
     separator = {"plain": "", "comma": ",", "thin": THIN, "narrow": NARROW}.get(how, ",")
     return grouped.replace(",", separator) if whole >= 1000 else str(whole)
 
 
-def number_words(whole: int) -> str:
-    if whole < 20:
-        return SMALL_NUMBER_WORDS[whole]
-    tens, ones = divmod(whole, 10)
-    return TENS_WORDS[tens] + (f"-{SMALL_NUMBER_WORDS[ones]}" if ones else "")
-
-
-def fold(name: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", name)
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
-
-
 def name_text(name: str, how: str) -> str:
     """A name in the form `how` asks for; unchanged where that form would not be natural."""
     if how == "fold":
-        return fold(name)
+        return strip_accents(name)
     if how == "accent":
         for plain, accented in ACCENTED.items():
             name = re.sub(rf"\b{re.escape(plain)}\b", accented, name)

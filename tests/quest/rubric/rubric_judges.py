@@ -7,7 +7,8 @@ import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
 
-from quest.rubric.text import fold, key_tokens
+from quest.text.fold import fold
+from quest.text.words import key_tokens
 
 
 def _prompt_parts(prompt: str) -> tuple[str, list[str], str]:

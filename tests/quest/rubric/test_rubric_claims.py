@@ -6,7 +6,7 @@ import pytest
 
 from quest.rubric.claims import clause_spans, judge_occurrence
 from quest.rubric.numbers import find_numbers
-from quest.rubric.text import fold, fold_with_origin
+from quest.text.fold import fold, fold_with_origin
 
 
 def reading(text: str, value: str, **options: object) -> str:

@@ -17,7 +17,7 @@ from quest.synthesis.grammar import (
 )
 from quest.synthesis.grammar.canonical import CANONICAL_SAY
 from quest.synthesis.grammar.material import material_of
-from quest.synthesis.grammar.render import fold
+from quest.text.fold import strip_accents as fold
 
 Fact = tuple[str, str, object, str]
 Generated = dict[str, list[GrammarAnswer]]

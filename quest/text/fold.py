@@ -1,4 +1,11 @@
-"""Text normalisation shared by the deterministic checks and the citation checker."""
+"""Folding text for comparison: accents, case and punctuation, one way for every package.
+
+`strip_accents` drops the marks a letter carries ("Curaçao" -> "Curacao") and transliterates
+the Latin letters that have none to drop ("Łódź" -> "Lodz", "Ørsted" -> "Orsted", "ß" -> "ss")
+with anyascii; other scripts are kept as written. `fold` is the case-, accent- and
+punctuation-insensitive form the checks compare; `fold_with_origin` keeps, for each folded
+character, where it came from, so a match can be quoted verbatim.
+"""
 
 from __future__ import annotations
 
@@ -7,26 +14,42 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
+from anyascii import anyascii
+
 # Checks read at most this much of an answer or a page: enough for any real report, and it
 # keeps every check linear and bounded on hostile input.
 MAX_SCAN = 400_000
 
 _SEPARATORS = re.compile(r"[\W_]+", re.UNICODE)
-_STOPWORD_TEXT = """
-a an and are as at be been but by for from has have he her his in is it its of on or she that the
-their them they this to was were which who will with not no than then there these those into over
-also our your you we i me my us can could would should may might must shall do does did done about
-after before between during under above such
-"""
-STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+
+class _LatinTable(dict[int, str]):
+    """str.translate's table for what NFKD leaves: a Latin letter without a mark to drop is
+    transliterated (ø, ł, đ, æ, ß), anything else maps to itself; each character once."""
+
+    def __missing__(self, code: int) -> str:
+        char = chr(code)
+        plain = anyascii(char) if unicodedata.name(char, "").startswith("LATIN") else char
+        self[code] = plain
+        return plain
+
+
+_LATIN = _LatinTable()
+
+
+def strip_accents(text: str) -> str:
+    """`text` with accents dropped and Latin letters made plain; other scripts unchanged."""
+    if text.isascii():
+        return text
+    decomposed = unicodedata.normalize("NFKD", text)
+    bare = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return bare if bare.isascii() else bare.translate(_LATIN)
 
 
 @lru_cache(maxsize=65_536)  # the reward folds the same pages and claims again and again
 def fold(text: str) -> str:
     """Case-, accent- and punctuation-insensitive form: `São-Paulo!` -> `sao paulo`."""
-    decomposed = unicodedata.normalize("NFKD", text[:MAX_SCAN])
-    stripped = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    return _SEPARATORS.sub(" ", stripped.casefold()).strip()
+    return _SEPARATORS.sub(" ", strip_accents(text[:MAX_SCAN]).casefold()).strip()
 
 
 @dataclass(frozen=True)
@@ -43,8 +66,7 @@ class FoldedText:
         if not phrase:
             return -1
         padded = f" {self.folded} "
-        at = padded.find(f" {phrase} ")
-        return at  # padding shifts by one and the match starts one past the space: they cancel
+        return padded.find(f" {phrase} ")  # the padding and the space before cancel out
 
     def find_all(self, phrase: str) -> list[tuple[int, int]]:
         """Every whole-word occurrence of `phrase` (already folded) as a span of the original
@@ -71,14 +93,13 @@ class FoldedText:
 
 @lru_cache(maxsize=64)
 def fold_with_origin(text: str) -> FoldedText:
+    """`fold(text)` with the source index of each folded character."""
     text = text[:MAX_SCAN]
     chars: list[str] = []
     origin: list[int] = []
     pending_space = False
     for index, ch in enumerate(text):
-        for part in unicodedata.normalize("NFKD", ch).casefold():
-            if unicodedata.combining(part):
-                continue
+        for part in strip_accents(ch).casefold():
             if part.isalnum():
                 if pending_space and chars:
                     chars.append(" ")
@@ -92,6 +113,7 @@ def fold_with_origin(text: str) -> FoldedText:
 
 
 def snippet(text: str, start: int, end: int, context: int = 80) -> str:
+    """text[start:end] with up to `context` characters either side, cut at whole words."""
     left = max(0, start - context)
     right = min(len(text), end + context)
     piece = text[left:right]
@@ -100,17 +122,3 @@ def snippet(text: str, start: int, end: int, context: int = 80) -> str:
     if right < len(text) and " " in piece[-context:]:
         piece = piece[: piece.rindex(" ")]
     return " ".join(piece.split())
-
-
-def key_tokens(text: str) -> list[str]:
-    """Content words and numbers of a fact: what a supporting page must also contain."""
-    return [
-        tok
-        for tok in fold(text).split()
-        if tok not in STOPWORDS and (len(tok) > 2 or tok.isdigit())
-    ]
-
-
-def word_set(words: str) -> frozenset[str]:
-    """A frozen set of the whitespace-separated words of `words` (for rule vocabularies)."""
-    return frozenset(words.split())
