@@ -97,6 +97,9 @@ class GRPOIn(Schema):
         default=None, description="GPU workers: sample rollout turns with a colocated vLLM"
     )
     vllm_gpu_memory_utilization: float | None = Field(default=None, gt=0, le=1, allow_inf_nan=False)
+    reward: Literal["rubric", "shuffled"] | None = Field(
+        default=None, description="shuffled: the random-reward control (rewards permuted per step)"
+    )
 
 
 class RolloutIn(Schema):

@@ -4,13 +4,9 @@ same word, one Snowball stem, synonyms of a relation, or a short ending more."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
-
-import snowballstemmer
 
 from quest.rubric.relations import RELATIONS
-
-_STEMMER = snowballstemmer.stemmer("english")
+from quest.text.words import stem
 
 
 @dataclass(frozen=True)
@@ -54,8 +50,3 @@ def same_word(a: str, b: str) -> bool:
         return True
     short, long = (a, b) if len(a) <= len(b) else (b, a)
     return len(short) >= 4 and long.startswith(short) and len(long) - len(short) <= 3
-
-
-@lru_cache(maxsize=65_536)
-def stem(word: str) -> str:
-    return str(_STEMMER.stemWord(word))

@@ -120,6 +120,12 @@ def register(subparsers: Any) -> None:
     train.add_argument(
         "--print-config", action="store_true", help="print the resolved config and exit"
     )
+    train.add_argument(
+        "--reward",
+        choices=("rubric", "shuffled"),
+        help="GRPO's reward: the rubric's, or shuffled (the random-reward control); "
+        "default: the config's grpo.reward",
+    )
     train.set_defaults(func=_guarded(_train))
 
 
@@ -341,6 +347,12 @@ def _run_setup(args: argparse.Namespace) -> _RunSetup:
 
 def _train(args: argparse.Namespace) -> int:
     config = load_config(args.config)
+    if args.reward is not None:
+        if config.kind != "grpo":
+            raise ConfigError(f"--reward applies to grpo configs, not {config.kind}")
+        config = config.model_copy(
+            update={"grpo": config.grpo.model_copy(update={"reward": args.reward})}
+        )
     if args.print_config:
         sys.stdout.write(render_yaml(config))
         return 0

@@ -112,6 +112,10 @@ class GRPOParams(_Strict):
     # most `dynamic_rounds` extra rounds of rollouts a step (0: none).
     curriculum: bool = True
     dynamic_rounds: int = Field(default=1, ge=0, le=8)
+    # "shuffled": the random-reward control. Each step's rubric rewards are permuted across the
+    # step's rollouts (same mean and spread, no link to the answers), so a gain over it is the
+    # reward's, not the optimiser's or the sampling's. The true rewards are still logged.
+    reward: Literal["rubric", "shuffled"] = "rubric"
 
     @model_validator(mode="after")
     def _clip_higher(self) -> GRPOParams:

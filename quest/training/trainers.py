@@ -253,7 +253,12 @@ def _grpo_trainer(config: TrainConfig, model: Any, tokenizer: Any, stop: Any) ->
     trainer = session_trainer_class()(
         model=model,
         reward_funcs=[
-            rubric_reward_func(config.corpus, stats, rollouts=Path(config.output_dir) / ROLLOUTS)
+            rubric_reward_func(
+                config.corpus,
+                stats,
+                rollouts=Path(config.output_dir) / ROLLOUTS,
+                shuffle_seed=config.seed if params.reward == "shuffled" else None,
+            )
         ],
         args=args,
         train_dataset=Dataset.from_list(rows),
@@ -299,14 +304,21 @@ def _budgets(config: TrainConfig) -> Budgets:
 
 
 def rubric_reward_func(
-    corpus: str, stats: RolloutStats, *, rollouts: Path | None = None
+    corpus: str,
+    stats: RolloutStats,
+    *,
+    rollouts: Path | None = None,
+    shuffle_seed: int | None = None,
 ) -> Callable[..., list[float | None]]:
     """TRL's reward function: the rubric reward of each rollout's last model turn (None: the
     verifier could not run, which TRL leaves out of the group's baseline). With `rollouts`,
-    each rollout's question, answer excerpt and reward components are appended there."""
+    each rollout's question, answer excerpt and reward components are appended there. With a
+    `shuffle_seed`, the random-reward control: what trains is `shuffled_rewards` of the batch,
+    while the metrics and the rollouts file keep the true rewards."""
     import time
 
     store = corpus_store(corpus)
+    calls = 0
 
     def rubric(
         ground_truth: Sequence[str],
@@ -323,12 +335,33 @@ def rubric_reward_func(
         if log_metric is not None:
             for name, value in _components(rewards).items():
                 log_metric(name, value)
+        values = [reward.value for reward in rewards]
+        trained = values
+        if shuffle_seed is not None:
+            nonlocal calls
+            calls += 1
+            trained = shuffled_rewards(values, seed=shuffle_seed * 1_000_003 + calls)
         if rollouts is not None:
             trees = [_compiled(tree) for tree in ground_truth]
-            _append_rollouts(rollouts, rewards, final_output, trees, extra)
-        return [reward.value for reward in rewards]
+            _append_rollouts(rollouts, rewards, final_output, trees, extra, trained)
+        return trained
 
     return rubric
+
+
+def shuffled_rewards(values: Sequence[float | None], *, seed: int) -> list[float | None]:
+    """The batch's rewards permuted among its scored rollouts (a None, which TRL leaves out of
+    the baseline, stays where it is): the mean and the spread are kept, the link to each answer
+    is cut. Seeded, so a control run is reproducible."""
+    import random
+
+    scored = [i for i, value in enumerate(values) if value is not None]
+    order = [values[i] for i in scored]
+    random.Random(seed).shuffle(order)
+    out = list(values)
+    for index, value in zip(scored, order, strict=True):
+        out[index] = value
+    return out
 
 
 def _append_rollouts(
@@ -337,6 +370,7 @@ def _append_rollouts(
     outputs: Sequence[str],
     trees: Sequence[CompiledTree | str],
     extra: dict[str, Any],
+    trained: Sequence[float | None],
 ) -> None:
     import json
 
@@ -347,8 +381,8 @@ def _append_rollouts(
     prompts = extra.get("prompts") or [None] * len(rewards)
     statuses = extra.get("status") or [""] * len(rewards)
     with path.open("a", encoding="utf-8") as handle:
-        for index, (reward, text, tree, prompt, status) in enumerate(
-            zip(rewards, outputs, trees, prompts, statuses, strict=False)
+        for index, (reward, text, tree, prompt, status, value) in enumerate(
+            zip(rewards, outputs, trees, prompts, statuses, trained, strict=False)
         ):
             question = split_user_prompt(prompt[-1]["content"])[0] if prompt else ""
             record = {
@@ -358,6 +392,7 @@ def _append_rollouts(
                 "completion": text[-EXCERPT_CHARS:],
                 "status": status,
                 "reward": reward.value,
+                "trained_reward": value,  # differs from reward in the shuffled control
                 "base": reward.base,
                 "citation": _citation(reward) if reward.value is not None else None,
                 "valid_rate": reward.valid_rate,

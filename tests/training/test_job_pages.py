@@ -52,6 +52,8 @@ def test_the_launch_form_is_prefilled_with_the_papers_grpo_defaults(
                         ("rollout.max_turns", "50"), ("sft.learning_rate", "1e-05")):  # fmt: skip
         assert f'name="{name}" value="{value}"' in page, name
     assert "<option selected>dapo</option>" in page
+    # The random-reward control is one choice away, off by default.
+    assert "<option selected>rubric</option>" in page and "<option>shuffled</option>" in page
     assert 'data-kinds="grpo"' in page and 'data-kinds="sft mid"' in page
 
 
@@ -62,6 +64,12 @@ def test_the_yaml_preview_shows_the_config_or_the_field_that_is_wrong(
     good = _html(client.post("/training/jobs/new/preview/", _launch_form(dataset), headers=HTMX))
     assert 'data-testid="preview-yaml"' in good
     assert "kind: grpo" in good and "max_steps: 7" in good and "epsilon_high: 0.28" in good
+    control = client.post(
+        "/training/jobs/new/preview/",
+        _launch_form(dataset, **{"grpo.reward": "shuffled"}),
+        headers=HTMX,
+    )
+    assert "reward: shuffled" in _html(control)
     assert "<h1>" not in good, "the preview is a fragment"
 
     blank = _html(client.post("/training/jobs/new/preview/", {"kind": "grpo"}, headers=HTMX))

@@ -133,26 +133,68 @@ def test_the_warm_start_answers_either_way(warm: Path) -> None:
     assert logprob(warm, GOOD) > -2.0 and logprob(warm, BAD) > -2.0
 
 
+@pytest.fixture(scope="module")
+def real(warm: Path, corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Five GRPO steps on the rubric reward from the warm start."""
+    out = tmp_path_factory.mktemp("real")
+    grpo(warm, rl_rows(out / "rl.jsonl", "Canberra"), corpus, out / "run", CONTROL_STEPS)
+    return out / "run"
+
+
+CONTROL_STEPS = 5
+
+
+def _steps(run: Path) -> list[dict[str, Any]]:
+    lines = (run / "metrics.jsonl").read_text().splitlines()
+    return [r for r in map(json.loads, lines) if r["kind"] == "step"]
+
+
+def _margin(model_dir: Path) -> float:
+    """How much likelier the good answer is than the bad one (log-odds)."""
+    return logprob(model_dir, GOOD) - logprob(model_dir, BAD)
+
+
 def test_grpo_raises_the_better_answers_probability_and_the_groups_reward(
-    warm: Path, corpus: Path, tmp_path: Path
+    warm: Path, real: Path
 ) -> None:
     good, bad = logprob(warm, GOOD), logprob(warm, BAD)
-    steps = grpo(warm, rl_rows(tmp_path / "rl.jsonl", "Canberra"), corpus, tmp_path / "run", 5)
+    steps = _steps(real)
     first = steps[0]
     # Rewards differ in the group: advantages and gradients are not 0.
     assert first["reward_std"] > 0 and first["grad_norm"] > 0
     assert first["frac_reward_zero_std"] == 0.0
     assert 0 < first["reward"] < 1
-    after_good, after_bad = (
-        logprob(tmp_path / "run" / "final", GOOD),
-        logprob(tmp_path / "run" / "final", BAD),
-    )
+    after_good, after_bad = logprob(real / "final", GOOD), logprob(real / "final", BAD)
     assert after_good > good + 0.2, (good, after_good)
     assert after_bad < bad - 0.2, (bad, after_bad)
     late = sum(s["reward"] for s in steps[-2:]) / 2
     assert late > first["reward"], [s["reward"] for s in steps]
     # The reward's components are logged each step.
     assert {"reward/base", "reward/citation", "reward/answered", "reward/leaves"} <= set(first)
+
+
+def test_the_random_reward_control_does_not_learn_what_the_rubric_teaches(
+    warm: Path, real: Path, corpus: Path, tmp_path: Path
+) -> None:
+    """The same run with each step's rewards permuted across its rollouts (grpo.reward:
+    shuffled): same seed, task, budgets and reward mean; the good answer's gain is the real
+    reward's, not the optimiser's."""
+    data = rl_rows(tmp_path / "rl.jsonl", "Canberra")
+    control = grpo(warm, data, corpus, tmp_path / "control", CONTROL_STEPS, reward="shuffled")
+    assert len(control) == CONTROL_STEPS
+    start = _margin(warm)
+    real_gain, control_gain = (
+        _margin(real / "final") - start,
+        _margin(tmp_path / "control" / "final") - start,
+    )
+    assert real_gain > 0.4, real_gain
+    assert control_gain < real_gain / 2, (control_gain, real_gain)
+    # What trained was a permutation of the true rewards, which the rollouts file keeps.
+    rows = [json.loads(line) for line in (tmp_path / "control" / "rollouts.jsonl").open()]
+    for step in {row["step"] for row in rows}:
+        mine = [row for row in rows if row["step"] == step]
+        assert sorted(r["trained_reward"] for r in mine) == sorted(r["reward"] for r in mine)
+    assert any(row["trained_reward"] != row["reward"] for row in rows)
 
 
 def test_an_all_equal_group_adds_no_gradient_and_is_counted(

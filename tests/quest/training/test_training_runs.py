@@ -336,3 +336,31 @@ def test_concurrent_rollouts_are_sampled_in_one_batch_with_each_rows_own_log_pro
             logits = model(torch.tensor([ids + sampled])).logits[0, len(ids) - 1 : -1]
         scored = torch.log_softmax(logits, dim=-1).gather(1, torch.tensor(sampled)[:, None])
         assert logprobs == pytest.approx(scored[:, 0].tolist(), abs=1e-4)
+
+
+def test_the_shuffled_control_permutes_a_batchs_rewards_and_keeps_their_spread() -> None:
+    from quest.training.trainers import shuffled_rewards
+
+    values = [1.0, 0.0, 0.0, 0.75, None, 0.0, 1.0, 0.25]
+    shuffled = shuffled_rewards(values, seed=3)
+    assert shuffled[4] is None  # left out of the baseline where it was
+    assert sorted(v for v in shuffled if v is not None) == sorted(
+        v for v in values if v is not None
+    )
+    assert shuffled != values
+    assert shuffled == shuffled_rewards(values, seed=3)  # a control run is reproducible
+    assert shuffled_rewards(values, seed=4) != shuffled
+
+
+def test_the_cli_sets_the_random_reward_control_on_a_grpo_config(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "run.yaml"
+    path.write_text("kind: grpo\nmodel: tiny\ndataset: rows.jsonl\noutput_dir: out\ncorpus: c\n")
+    assert main(["train", str(path), "--print-config"]) == 0
+    assert _yaml(capsys.readouterr().out)["grpo"]["reward"] == "rubric"
+    assert main(["train", str(path), "--reward", "shuffled", "--print-config"]) == 0
+    assert _yaml(capsys.readouterr().out)["grpo"]["reward"] == "shuffled"
+    path.write_text("kind: sft\nmodel: tiny\ndataset: rows.jsonl\noutput_dir: out\n")
+    assert main(["train", str(path), "--reward", "shuffled"]) == 1
+    assert capsys.readouterr().err == "error: --reward applies to grpo configs, not sft\n"
