@@ -341,6 +341,14 @@ def test_a_country_commits_under_its_iso_names_but_not_a_rivals() -> None:
     assert _status("Exact answer: Congo", "answer", drc) == "fail"
 
 
+def test_a_country_commits_under_its_usual_other_spellings_but_not_its_codes() -> None:
+    timor = _identity("Timor-Leste", ("Indonesia",))
+    assert _status("Exact answer: East Timor", "answer", timor) == "pass"
+    ivory = _identity("C\u00f4te d'Ivoire", ("Ghana",))
+    assert _status("Exact answer: Ivory Coast", "answer", ivory) == "pass"
+    assert _status("Exact answer: TLS", "answer", timor) == "fail"
+
+
 def test_a_lead_in_gives_its_relation_to_the_list_under_it_without_a_subject() -> None:
     check = {"kind": "mentions", "value": "Augsburg Airport", "context": ("highest",)}
     tree = RubricTree(Node("root", "Which airport?", children=(_leaf("hop", check),)))
