@@ -26,6 +26,7 @@ same subject and relation. Three rules, all about position, none about a particu
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -102,23 +103,30 @@ class Binder:
     leads: Sequence[str] = ()
     mentions: list[list[Span]] = field(init=False)
     topics: list[tuple[str, ...]] = field(init=False)  # the last names named before a claim
+    # Per claim, whom a pronoun opening it may mean: the topic, or both when the sentence that
+    # moved the topic also named the old one ("Kumasi is the largest city of Ghana. It borders
+    # Togo." is read of Ghana by a reader who knows a city borders nothing).
+    focus: list[tuple[str, ...]] = field(init=False)
     start: int = field(init=False)  # claims before this one are retracted
 
     def __post_init__(self) -> None:
         keys = sorted({k for name in self.names if (k := fold(name))}, key=len, reverse=True)
         self.mentions = [entity_mentions(text, keys) for text in self.claims]
-        self.topics = []
+        self.topics, self.focus = [], []
         recent: tuple[str, ...] = ()
+        focus: tuple[str, ...] = ()
         for text, found in zip(self.claims, self.mentions, strict=True):
             self.topics.append(recent)
+            self.focus.append(focus or recent[:1])
             # What a claim is about stays the topic ("Then there is Estonia. It borders Russia
             # and Latvia. Its capital is Tallinn."): the name it opens on, or the topic its
             # pronoun continues, then the last name it mentions.
-            if recent and _opens_with_pronoun(text):
-                subject = recent[0]
-            else:
-                subject = _leading(text, found, (-1, -1))
+            pronoun = bool(recent) and _opens_with_pronoun(text)
+            subject = recent[0] if pronoun else _leading(text, found, (-1, -1))
             last = found[-1][2] if found else ""
+            if not pronoun:
+                owned = [k for k in focus or recent[:1] if k != subject and _names(found, k)]
+                focus = (subject, *owned) if subject and owned else ()
             recent = tuple(dict.fromkeys(k for k in (subject, last, *recent) if k))[:TOPICS]
         self.start = 0
         for index, text in enumerate(self.claims):
@@ -136,16 +144,36 @@ class Binder:
         spans = [m for m in self.mentions[index] if m[1] <= start or m[0] >= end]
         clause = next(((a, b) for a, b in clause_spans(text) if a <= start < b + 1), (0, 0))
         local = [m for m in spans if clause[0] <= m[0] < clause[1] + 1]
+        piece = _appositive(text, clause, start)
+        if piece is not None and piece[0] > clause[0]:
+            local = [m for m in local if piece[0] <= m[0] < piece[1]]
+        between = [text[min(m[1], end) : max(m[0], start)] for m in local]
         owners = [
             m
-            for m in local
+            for m, gap in zip(local, between, strict=True)
             if owner_position(text, m)
-            and not _PUNCTUATION.search(text[min(m[1], end) : max(m[0], start)])
+            and not _PUNCTUATION.search(gap)
+            and not _CONJOINED.fullmatch(gap)
         ]
+        if not owners and piece is not None and piece[0] > clause[0]:
+            # An appositive is said of the name the sentence opens on: "Estonia, a neighbour of
+            # Russia and Latvia", "Turkey, whose capital is Ankara, a country of 780,580 km²".
+            lead = _leading(text, self.mentions[index], (start, end))
+            if lead:
+                return {lead}
         if owners:  # "Belize's neighbours", "the capital of Australia": whose it is
             return {m[2] for m in owners}
         if self.topics[index] and _opens_with_pronoun(text[clause[0] : clause[1] + 1]):
-            return {self.topics[index][0]}  # "It borders Russia and Latvia": Estonia does
+            # "It borders Russia and Latvia": Estonia does (never the value itself).
+            return set(self.focus[index]) - {fold(text[start:end])}
+        if _WHOSE.match(text, clause[0]):
+            # "Ghana, a country of 29 million people, whose largest city is Kumasi": the name
+            # "whose" follows, or the one the sentence opens on, when a series stands between.
+            lead = _leading(text, self.mentions[index], (start, end))
+            before = [m for m in self.mentions[index] if m[1] <= clause[0]]
+            heads = {lead, before[-1][2] if before else ""} - {"", fold(text[start:end])}
+            if heads:
+                return heads
         if local:
             nearest = min(local, key=lambda m: m[0] - end if m[0] >= end else start - m[1])
             return {local[0][2], nearest[2]}
@@ -153,7 +181,28 @@ class Binder:
         return {lead} if lead else set(self.topics[index])
 
 
+_WHOSE = re.compile(r"whose\b", re.IGNORECASE)
+# Between two names of one list ("a neighbour of Russia and Latvia"): neither owns the other.
+_CONJOINED = re.compile(r"\s*(?:,|,?\s+(?:and|or))\s*", re.IGNORECASE)
+# Where an appositive opens after a comma: "Turkey, whose capital is Ankara, a country of …".
+_APPOSITIVE = re.compile(r"(?:,\s+|,?\s+and\s+)(?=(?:a|an|whose)\s)", re.IGNORECASE)
+
+
+def _appositive(text: str, clause: tuple[int, int], at: int) -> tuple[int, int] | None:
+    """The appositive phrase of `clause` that holds offset `at`, when the clause is cut into
+    such phrases ("a country of 82,319,724 people, a neighbour of Iran"); None otherwise."""
+    cuts = [m.end() for m in _APPOSITIVE.finditer(text, clause[0], clause[1] + 1)]
+    if not cuts:
+        return None
+    bounds = [clause[0], *cuts, clause[1] + 1]
+    return next(((a, b) for a, b in itertools.pairwise(bounds) if a <= at < b), None)
+
+
 _PRONOUN = re.compile(r"^\W*(?:it|its|they|their|this|these|he|she|his|her)\b", re.IGNORECASE)
+
+
+def _names(found: Sequence[Span], key: str) -> bool:
+    return any(m[2] == key for m in found)
 
 
 def _opens_with_pronoun(text: str) -> bool:
@@ -174,10 +223,16 @@ def _leading(text: str, found: Sequence[Span], value: tuple[int, int]) -> str:
 
 def owner_position(text: str, span: Span) -> bool:
     """The name at `span` is written as the owner of a relation: "Belize's neighbours", "the
-    capital of Australia", "the neighbours of Belize"."""
+    capital of Australia", "the neighbours of Belize", "the country bordering Greece"."""
     after = text[span[1] : span[1] + 2]
-    before = text[max(0, span[0] - 8) : span[0]].casefold()
-    return after in ("'s", "\u2019s") or before.endswith((" of ", " of the "))
+    before = text[max(0, span[0] - 14) : span[0]].casefold()
+    previous = before.split()[-1:] or [""]
+    return (
+        after in ("'s", "\u2019s")
+        or before.endswith((" of ", " of the "))
+        # "the most populous country bordering Greece": a participle of a relation
+        or (previous[0].endswith("ing") and previous[0] in RELATIONS)
+    )
 
 
 def rival_strings(text: str, value: str, others: Sequence[str]) -> list[Span]:

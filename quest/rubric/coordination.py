@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from quest.rubric.cues import (
+    APPOSITIVE_OPENERS,
     BOUNDS,
     CLAUSE_STARTERS,
     CONTRACTED,
@@ -129,6 +130,8 @@ def _neighbour_right(toks: Sequence[Token], high: int, last: int, *, numeric: bo
     join = toks[i].word
     if join not in JOINS:
         return None
+    if join == "," and i + 1 < high and toks[i + 1].word in APPOSITIVE_OPENERS:
+        return None  # "Kumasi, a neighbour of Togo": an appositive, not the next item
     item = _item_after(toks, high, i, numeric=numeric)
     if not _is_item(item, numeric=numeric):
         return None

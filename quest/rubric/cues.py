@@ -105,6 +105,8 @@ HEDGE_PHRASES: tuple[tuple[str, ...], ...] = (
     ("some", "sources"),
     ("or", "so"),
 )
+# Words an appositive opens with after a comma ("Kumasi, a city of …", "Turkey, whose capital …").
+APPOSITIVE_OPENERS = frozenset(("a", "an", "whose"))
 AMONG: tuple[tuple[str, ...], ...] = (("one", "of"), ("among",), ("amongst",))
 MEMBERSHIP: tuple[tuple[str, ...], ...] = (
     ("including",),

@@ -278,8 +278,13 @@ def _support(fact: _Fact, page: Document, must: ParamValue | None) -> Support:
     return Support("unsupported", _quote(best[1]), reason)
 
 
+# A number that is part of a standard's or code's name ("ISO 4217", "ISO 3166-2") is no figure
+# a page must repeat: a page says "its currency is the Lira (TRY)", not "ISO 4217".
+_DESIGNATION = re.compile(r"\b[A-Z]{2,}\s+(?:\d+[-\u2010\u2011])?$")
+
+
 def _fact(claim: str) -> _Fact:
-    numbers = tuple(find_numbers(claim))
+    numbers = tuple(n for n in find_numbers(claim) if not _DESIGNATION.search(claim[: n.start]))
     raw_words = [w for w in _WORD.findall(_without_numbers(claim, numbers)) if w]
     names: list[str] = []
     content: list[str] = []

@@ -364,3 +364,38 @@ def test_a_lead_in_gives_its_relation_to_the_list_under_it_without_a_subject() -
 def test_a_value_struck_inside_another_strike_is_still_struck(struck: str) -> None:
     answer = f"{FACTS} The first was {struck}.\n\nExact answer: Rhode Island{REFS}"
     assert _status(answer, "answer") == "fail"
+
+
+def _facts_of(subject: str, others: tuple[str, ...], **values: object) -> RubricTree:
+    leaves = []
+    for name, value in values.items():
+        kind = "number" if isinstance(value, int) else "mentions"
+        check = {"kind": kind, "value": value, "subject": subject, "context": (name,)}
+        if kind == "mentions":
+            check["others"] = others
+        leaves.append(_leaf(name, check))
+    return RubricTree(Node("root", f"Facts of {subject}", children=tuple(leaves)))
+
+
+def test_a_pronoun_after_a_fact_stated_of_the_topic_may_still_mean_the_topic() -> None:
+    tree = _facts_of("Ghana", ("Kumasi", "Togo", "Lome"), capital="Accra")
+    text = (
+        "Then there is Ghana. Kumasi is the largest city of Ghana. Its capital is Accra."
+        "\n\nExact answer: Ghana"
+    )
+    assert _status(text, "capital", tree) == "pass"
+    # A sentence that never names the topic moves it: "Its" is Togo's there.
+    moved = (
+        "Then there is Ghana. Togo lies to the east. Its capital is Accra.\n\nExact answer: Ghana"
+    )
+    assert _status(moved, "capital", tree) == "fail"
+
+
+def test_an_appositive_series_is_said_of_the_name_the_sentence_opens_on() -> None:
+    tree = _facts_of("Estonia", ("Russia", "Latvia", "Tallinn"), area=45226, capital="Tallinn")
+    text = (
+        "I looked up Estonia, a neighbour of Russia and Latvia, whose capital is Tallinn and a "
+        "country of 45,226 square kilometres.\n\nExact answer: Estonia"
+    )
+    assert _status(text, "area", tree) == "pass"
+    assert _status(text, "capital", tree) == "pass"
