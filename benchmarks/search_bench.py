@@ -46,7 +46,6 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from quest.corpus import CorpusStore, Document, Passage, corpus_write, load_geo, load_wikipedia
-from quest.corpus.chunking import split_sentences
 from quest.corpus.wiki import wikipedia_data_file, wikipedia_url
 from quest.search.bm25 import Bm25Index
 from quest.search.dense import APPROXIMATE_ABOVE, DenseIndex, EmbeddingCache
@@ -54,6 +53,7 @@ from quest.search.encoder import MiniLMEncoder
 from quest.search.indexing import DENSE_DIR, bm25_build, dense_build
 from quest.search.searcher import Searcher
 from quest.search.tokens import terms
+from quest.text.sentences import split_sentences
 
 MODES = ("bm25", "dense", "hybrid")
 STAMP = "2026-01-01T00:00:00+00:00"

@@ -8,7 +8,7 @@ Package data files are read directly where a package's imports would pull unrela
 
 from __future__ import annotations
 
-from quest.corpus.chunking import MAX_WORDS, chunk_document, chunk_text, split_sentences
+from quest.corpus.chunking import MAX_WORDS, chunk_document, chunk_text
 from quest.corpus.countryinfo import countryinfo_url, load_countryinfo
 from quest.corpus.domains import DOMAINS, domain_data, load_domains
 from quest.corpus.geo import load_geo, load_offline
@@ -57,6 +57,5 @@ __all__ = [
     "load_geonames",
     "load_offline",
     "load_wikipedia",
-    "split_sentences",
     "wikipedia_url",
 ]

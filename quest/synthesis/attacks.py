@@ -26,9 +26,9 @@ from typing import Any
 from quest.synthesis.facts import SENTENCE_BREAK, Fact, city_population_fact, country_facts
 from quest.synthesis.kg import KnowledgeGraph
 from quest.synthesis.oracle import city_named, country_named, normal
+from quest.text.sentences import split_sentences
 
 _REFERENCE = re.compile(r"^\s*\[(\d+)\]:?\s+(\S+)\s*$")
-_SENTENCE_END = re.compile("(?<=[\\]a-z0-9)'\u2019\"])\\.\\s+")
 _CITED = re.compile(r"^(.*?)\s*\[(\d+)\]$", re.DOTALL)
 _EXACT = re.compile(r"^\W*exact\s+answer\W*:", re.IGNORECASE)
 _NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
@@ -102,7 +102,7 @@ def parse(answer: str) -> Composed:
         if _EXACT.match(block.strip()) or "\n" in block.strip():
             pieces += [Piece(line.strip(), line=True) for line in block.splitlines() if line]
             continue
-        for sentence in _SENTENCE_END.split(block.strip()):
+        for sentence in split_sentences(block):
             cited = _CITED.match(sentence.strip().rstrip("."))
             if cited:
                 pieces.append(Piece(cited.group(1), refs.get(cited.group(2), "")))

@@ -14,12 +14,12 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from quest.corpus.chunking import split_sentences
 from quest.rubric.documents import DocumentStore
 from quest.rubric.judge import ChatClient
 from quest.rubric.reward import answer_reward
 from quest.rubric.score import CompiledTree
 from quest.synthesis.model import Stage
+from quest.text.sentences import split_sentences
 from quest.tools import Toolbox
 from quest.tools.protocols import Hit, SearchBackend
 from quest.tools.search import MAX_QUERY_CHARS, SearchTool

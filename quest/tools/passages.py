@@ -9,13 +9,13 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from quest.text.sentences import split_sentences
 from quest.tools.protocols import Page
 
 MAX_PASSAGE_CHARS = 600
 MAX_EVIDENCE_CHARS = 2_400
 MAX_SUMMARY_CHARS = 600
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
 _STOPWORDS = frozenset(
     {
         "a",
@@ -90,14 +90,8 @@ def passages(text: str, max_chars: int = MAX_PASSAGE_CHARS) -> list[str]:
     """Paragraphs of `text`; a paragraph past `max_chars` is cut at sentence ends."""
     cut: list[str] = []
     for block in re.split(r"\n\s*\n", text):
-        paragraph = " ".join(block.split())
-        if paragraph:
-            cut.extend(_pack(sentences(paragraph), max_chars))
+        cut.extend(_pack(split_sentences(block), max_chars))
     return cut
-
-
-def sentences(text: str) -> list[str]:
-    return [sentence for sentence in _SENTENCE_END.split(text) if sentence.strip()]
 
 
 def extract(page: Page, goal: str) -> Extract:
@@ -172,7 +166,7 @@ def _rational(matched: list[str], chosen: int, total: int) -> str:
 
 def _summary(title: str, evidence: str, weights: dict[str, float]) -> str:
     """The two evidence sentences that score best, in page order."""
-    cut = sentences(evidence.replace("\n\n", " "))
+    cut = split_sentences(evidence)
     best = sorted(range(len(cut)), key=lambda index: (-_score(cut[index], weights), index))[:2]
     summary = ""
     for index in sorted(best):

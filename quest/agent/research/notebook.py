@@ -35,6 +35,7 @@ from quest.agent.research.reading import (
 from quest.agent.research.tallies import Said
 from quest.agent.state import DRState, Fact, Query, Source
 from quest.llm.types import Message
+from quest.text.sentences import split_sentences
 from quest.tools.arguments import string_list
 from quest.tools.results import ToolError
 
@@ -45,11 +46,6 @@ CANDIDATE_PAGE_BONUS = 1.0  # a result about a candidate answer is read before o
 MAX_EVIDENCE = 300
 MAX_OPEN_LEADS = 20  # uncertain items written to the state
 NOTE_CHARS = 240
-# A sentence ends at . ! or ? before a capital, but not after an initial ("Arthur C. Clarke")
-# or a common abbreviation.
-_SENTENCE_END = re.compile(
-    r"(?<=[.!?])(?<!\s[A-Z]\.)(?<!Mr\.)(?<!Dr\.)(?<!St\.)(?<!Mt\.)(?<!vs\.)\s+(?=[\"'(\[]?[A-Z0-9])"
-)
 MAX_VALUES_PER_ATTRIBUTE = 20  # enough to see a clash; keeps each check O(1)
 _LABEL_FREE = re.compile(r"\s*\([^()]*\)\s*$")
 # A page's provenance line ("Source: GeoNames record 2172517."): where the page came from,
@@ -193,9 +189,9 @@ class Notebook:
         a pronoun; a short description is written out as one or two sentences."""
         return [
             sentence
-            for raw in _SENTENCE_END.split(" ".join(paragraph.split()))
+            for raw in split_sentences(paragraph)
             if not _PROVENANCE.match(raw)
-            for sentence in _SENTENCE_END.split(resolve_subject(raw, subject))
+            for sentence in split_sentences(resolve_subject(raw, subject))
         ]
 
     def _keep(self, page: PageRead) -> list[str]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from quest.agent.research.question import stem
 from quest.search.tokens import STOPWORDS, normalise
+from quest.text.sentences import split_sentences
 
 ENTITY, NUMBER, YEAR = "entity", "number", "year"
 WH_WORDS = frozenset({"which", "what", "who", "whom", "whose", "where", "when", "how"})
@@ -37,7 +38,6 @@ POPULATION = "population"
 PLACINGS = frozenset({"in", "on", "at", "near", "from"})
 _WORD = re.compile(r"[^\W_][\w'\u2019-]*")
 _BOUNDARY = re.compile(r",?\s+and\s+|,\s*|;\s*")
-_SENTENCE = re.compile(r"(?<=[?.!])\s+")
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ def split_parts(question: str) -> tuple[Part, ...]:
     """The question's parts in order; a fragment that does not start a question of its own
     ("Washington, D.C.", "the Earth and the Moon") stays with the part before it."""
     fragments: list[str] = []
-    for number, sentence in enumerate(_SENTENCE.split(question.strip())):
+    for number, sentence in enumerate(split_sentences(question)):
         for fragment in _BOUNDARY.split(sentence.strip().rstrip("?.!").strip()):
             words = [w.lower() for w in _WORD.findall(fragment)]
             if _starts_a_part(words) or (words and not fragments):

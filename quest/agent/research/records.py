@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, field
 
 from quest.agent.research.reading import page_subject, title_label
+from quest.text.sentences import sentence_spans
 
 CONTINENTS = ("North America", "South America", "Africa", "Asia", "Europe", "Oceania", "Antarctica")
 _WORDS = (
@@ -124,10 +125,7 @@ def read_record(url: str, title: str, text: str, *, whole: bool) -> Record | Non
 
 
 def _sentence(text: str, at: int) -> str:
-    start = max(text.rfind(". ", 0, at), text.rfind("… ", 0, at), text.rfind("\n", 0, at))
-    start = 0 if start < 0 else start + 2
-    end = text.find(". ", at)
-    end = len(text) if end < 0 else end + 1
+    start, end = next((span for span in sentence_spans(text) if span[1] > at), (at, len(text)))
     return " ".join(text[start:end].split())
 
 
