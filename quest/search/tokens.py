@@ -4,27 +4,18 @@ matched: lower case, accents folded, English stopwords dropped, plurals folded."
 from __future__ import annotations
 
 import re
-import unicodedata
 from functools import lru_cache
 
+from quest.text.fold import strip_accents
+from quest.text.words import STOPWORDS
+
 _WORD = re.compile(r"[^\W_]+")
-STOPWORDS = frozenset(
-    """a about above after again against all am an and any are as at be because been before
-    being below between both but by can could did do does doing down during each few for from
-    further had has have having he her here hers herself him himself his how i if in into is it
-    its itself just me more most my myself no nor not now of off on once only or other our ours
-    ourselves out over own same she should so some such than that the their theirs them
-    themselves then there these they this those through to too under until up very was we were
-    what when where which while who whom why will with would you your yours yourself""".split()  # noqa: SIM905
-)
 
 
 @lru_cache(maxsize=65_536)
 def normalise(word: str) -> str:
     """ "Cities" -> "city", "Curaçao" -> "curacao", "glasses" -> "glass"."""
-    folded = unicodedata.normalize("NFKD", word.lower())
-    plain = "".join(c for c in folded if not unicodedata.combining(c))
-    return _singular(plain)
+    return _singular(strip_accents(word).lower())
 
 
 def _singular(word: str) -> str:
