@@ -14,8 +14,9 @@ import re
 from dataclasses import dataclass
 
 from quest.agent.research.question import stem
-from quest.search.tokens import STOPWORDS, normalise
+from quest.search.tokens import normalise
 from quest.text.sentences import split_sentences
+from quest.text.words import STOPWORDS
 
 ENTITY, NUMBER, YEAR = "entity", "number", "year"
 WH_WORDS = frozenset({"which", "what", "who", "whom", "whose", "where", "when", "how"})

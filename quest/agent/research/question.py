@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
 from quest.agent.research.tallies import fold
-from quest.search.tokens import STOPWORDS, normalise, terms
+from quest.search.tokens import normalise, terms
+from quest.text.words import STOPWORDS
 
 # Words that shape a question but never its answer.
 QUESTION_WORDS = frozenset(
