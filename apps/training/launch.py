@@ -13,7 +13,9 @@ from typing import Any
 
 from apps.common.errors import Invalid
 
-TOP = ("max_steps", "save_steps", "seed")
+# `resumable` too: a job page resumes a stopped job only from a checkpoint that kept its
+# optimiser state, which a job launched resumable: false never writes.
+TOP = ("max_steps", "save_steps", "seed", "resumable")
 # Each group of hyperparameters and the job kinds that read it.
 GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "grpo": ("GRPO", ("grpo",)),

@@ -127,6 +127,11 @@ class JobParamsIn(Schema):
     save_steps: Steps | None = None
     logging_steps: Steps | None = None
     seed: int | None = Field(default=None, ge=0, le=INTEGER_MAX)
+    resumable: bool | None = Field(
+        default=None,
+        description="true: the newest checkpoint keeps the optimiser state a resume needs (fp32); "
+        "false (default): every checkpoint holds bf16 weights only",
+    )
     sft: SFTIn | None = None
     grpo: GRPOIn | None = None
     rollout: RolloutIn | None = None
@@ -216,6 +221,7 @@ class CheckpointOut(Schema):
     step: int
     size_bytes: int
     final: bool
+    resumable: bool = Field(description="Holds the optimiser state: a job can resume from it")
     path: str
 
 

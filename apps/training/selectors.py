@@ -27,6 +27,7 @@ from apps.training.models import (
     TrainingPreset,
     TrainingRollout,
 )
+from quest.training.config import holds_optimizer_state
 from quest.training.tasks import held_out
 
 MAX_PAGE_SIZE = 200
@@ -154,6 +155,7 @@ class Checkpoint:
     step: int
     size_bytes: int
     final: bool = False
+    resumable: bool = False  # holds the optimiser state a resumed job continues from
 
 
 def checkpoints(job: TrainingJob) -> list[Checkpoint]:
@@ -163,7 +165,10 @@ def checkpoints(job: TrainingJob) -> list[Checkpoint]:
     for path in out.glob("checkpoint-*"):
         step = path.name.removeprefix("checkpoint-")
         if step.isdigit() and (path / "trainer_state.json").is_file():
-            found.append(Checkpoint(path.name, str(path), int(step), _size(path)))
+            resumable = holds_optimizer_state(path)
+            found.append(
+                Checkpoint(path.name, str(path), int(step), _size(path), resumable=resumable)
+            )
     final = out / "final"
     if (final / "config.json").is_file():
         found.append(Checkpoint("final", str(final), job.step, _size(final), final=True))

@@ -6,7 +6,8 @@ config.yaml) run in this process. Its share of the budget is enforced with the r
 file: when the loop's active time reaches the share, a watcher writes it and the trainer stops
 at the end of its step with a checkpoint. Such a stage is `cut`; its model is its last
 checkpoint, and a later run of the loop with more minutes resumes it from there. A stage killed
-with the process resumes from its last checkpoint too.
+with the process resumes from its last checkpoint too: the runs are `resumable`, so the newest
+checkpoint keeps the optimiser's state and the older ones only their bf16 weights.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ def sft_config(directory: Path, config: LoopConfig) -> TrainConfig:
         output_dir=str(directory / "runs" / "sft"),
         max_steps=config.sft.max_steps,
         save_steps=5,
+        resumable=True,
         seed=config.seed,
         sft=config.sft.params,
         lora=config.lora,
@@ -50,6 +52,7 @@ def grpo_config(directory: Path, config: LoopConfig, model: str, corpus: Path) -
         output_dir=str(directory / "runs" / "grpo"),
         max_steps=max(1, config.grpo.max_steps),
         save_steps=2,
+        resumable=True,
         seed=config.seed,
         grpo=config.grpo.params,
         rollout=config.rollout,

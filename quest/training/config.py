@@ -27,6 +27,9 @@ from quest.agent.budgets import Budgets
 TINY = "tiny"
 SMOLLM2 = "smollm2"
 STOP_FILE = "STOP"
+# What the Trainer restores a run from besides its weights; only a checkpoint that still holds
+# it can be resumed (see TrainConfig.resumable).
+OPTIMIZER_FILE = "optimizer.pt"
 
 
 class ConfigError(ValueError):
@@ -150,6 +153,11 @@ class TrainConfig(_Strict):
     logging_steps: int = Field(default=1, ge=1)
     seed: int = 0
     resume_from: str | None = None
+    # False: every checkpoint holds the model weights only, in bf16 (a SmolLM2 one is 270 MB;
+    # with the optimiser's state it was 1.6 GB). True: the newest checkpoint also keeps the
+    # fp32 weights and the optimiser, scheduler and RNG state that `resume_from` needs, and each
+    # older one is cut to bf16 weights when a newer one is written.
+    resumable: bool = False
     stop_file: str | None = None  # default: OUTPUT_DIR/STOP
     sft: SFTParams = Field(default_factory=SFTParams)
     grpo: GRPOParams = Field(default_factory=GRPOParams)
@@ -226,12 +234,29 @@ def check_paths(config: TrainConfig) -> None:
         raise ConfigError("dataset: grpo reads the RL set in TRL's layout (.jsonl)")
     if config.corpus and not Path(config.corpus).is_dir():
         raise ConfigError(f"corpus: {config.corpus}: no such directory")
-    if config.resume_from and not (Path(config.resume_from) / "trainer_state.json").is_file():
-        raise ConfigError(f"resume_from: {config.resume_from}: not a checkpoint directory")
+    if config.resume_from:
+        _check_resumable(Path(config.resume_from))
     if config.model not in (TINY, SMOLLM2) and not (Path(config.model) / "config.json").is_file():
         raise ConfigError(
             f"model: {config.model}: not {TINY!r}, {SMOLLM2!r} or a model directory with a "
             "config.json"
+        )
+
+
+def holds_optimizer_state(checkpoint: Path) -> bool:
+    """Whether `checkpoint` can be resumed: the optimiser's state is there, not pruned."""
+    return (checkpoint / OPTIMIZER_FILE).is_file()
+
+
+def _check_resumable(checkpoint: Path) -> None:
+    if not (checkpoint / "trainer_state.json").is_file():
+        raise ConfigError(f"resume_from: {checkpoint}: not a checkpoint directory")
+    # The Trainer would start a fresh optimiser and learning-rate schedule, silently.
+    if not holds_optimizer_state(checkpoint):
+        raise ConfigError(
+            f"resume_from: {checkpoint}: holds the weights only, no optimiser state (the run "
+            "was not resumable, or a newer checkpoint was written after it); train from its "
+            f"weights with model: {checkpoint} instead"
         )
 
 

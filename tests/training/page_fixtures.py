@@ -106,6 +106,7 @@ def job(make_job: Callable[..., TrainingJob]) -> TrainingJob:
     checkpoint.mkdir(parents=True)
     (checkpoint / "trainer_state.json").write_text("{}")
     (checkpoint / "model.safetensors").write_bytes(b"0" * 3 * 1024 * 1024)
+    (checkpoint / "optimizer.pt").write_bytes(b"0" * 1024)  # the run was resumable
     (Path(job.output_dir) / "train.log").write_text("train: 3 rl rows\nstep 2 done\n")
     return job
 

@@ -44,7 +44,8 @@ def test_an_admin_launches_and_a_viewer_reads_but_cannot_launch_or_cancel(
     rl_rows: TrainingDataset,
 ) -> None:
     body = {"kind": "grpo", "dataset_id": rl_rows.pk, "model": "tiny", "max_steps": 4,
-            "grpo": {"num_generations": 4, "reward": "shuffled"}, "lora": {"r": 8}}  # fmt: skip
+            "grpo": {"num_generations": 4, "reward": "shuffled"}, "lora": {"r": 8},
+            "resumable": True}  # fmt: skip
     as_viewer = bearer(viewer)
     assert post(client, "jobs", body, as_viewer).status_code == 403
     launched = post(client, "jobs", body, bearer(admin))
@@ -52,6 +53,7 @@ def test_an_admin_launches_and_a_viewer_reads_but_cannot_launch_or_cancel(
     job = launched.json()
     assert job["config"]["grpo"]["num_generations"] == 4 and job["config"]["lora"]["r"] == 8
     assert job["config"]["grpo"]["reward"] == "shuffled"  # the random-reward control
+    assert job["config"]["resumable"] is True
     read = client.get(f"/api/training/jobs/{job['id']}", headers=as_viewer)
     assert read.status_code == 200 and read.json()["status"] == "queued"
     assert post(client, f"jobs/{job['id']}/cancel", {}, as_viewer).status_code == 403

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from django.test import Client
@@ -114,6 +115,26 @@ def test_a_bad_launch_is_shown_again_naming_the_field(
     sft = _login(client, admin).post("/training/jobs/new/", _launch_form(dataset, kind="sft"))
     assert "a sft job trains on a sft dataset, not rl" in sft.content.decode()
     assert not TrainingJob.objects.exists()
+
+
+def test_the_launch_form_chooses_whether_the_job_can_be_resumed(
+    client: Client, admin: User, dataset: TrainingDataset
+) -> None:
+    page = _html(_login(client, admin).get("/training/jobs/new/"))
+    choice = page.split('<select name="resumable">')[1].split("</select>")[0]
+    assert choice == "<option selected>false</option><option>true</option>"
+    client.post("/training/jobs/new/", _launch_form(dataset, resumable="true"))
+    assert TrainingJob.objects.get().config["resumable"] is True
+
+
+def test_a_checkpoint_with_the_weights_only_offers_no_resume(
+    client: Client, admin: User, job: TrainingJob
+) -> None:
+    TrainingJob.objects.filter(pk=job.pk).update(status="stopped")
+    (Path(job.output_dir) / "checkpoint-2" / "optimizer.pt").unlink()
+    page = _html(_login(client, admin).get(f"/training/jobs/{job.pk}/"))
+    assert '<tr data-checkpoint="checkpoint-2">' in page
+    assert 'data-testid="resume-form"' not in page and 'data-testid="evaluate-form"' in page
 
 
 def test_a_preset_is_saved_loaded_into_the_form_and_deleted(

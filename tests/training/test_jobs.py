@@ -138,11 +138,14 @@ def test_one_person_cannot_queue_without_bound(
         launch(admin, rows)
 
 
-def checkpoint(job: TrainingJob, step: int) -> Path:
+def checkpoint(job: TrainingJob, step: int, *, resumable: bool = True) -> Path:
+    """checkpoint-N as a run writes it: with the optimiser's state, or the weights only."""
     folder = Path(job.output_dir) / f"checkpoint-{step}"
     folder.mkdir(parents=True)
     (folder / "trainer_state.json").write_text("{}")
     (folder / "model.safetensors").write_bytes(b"0" * 2048)
+    if resumable:
+        (folder / "optimizer.pt").write_bytes(b"0" * 4096)
     return folder
 
 
@@ -153,7 +156,8 @@ def test_a_job_resumes_from_one_of_its_checkpoints_into_a_new_directory(
     TrainingJob.objects.filter(pk=job.pk).update(status="stopped")
     folder = checkpoint(job, 2)
     [found] = selectors.checkpoints(job)
-    assert (found.name, found.step, found.size_bytes) == ("checkpoint-2", 2, 2050)
+    assert (found.name, found.step, found.size_bytes) == ("checkpoint-2", 2, 6146)
+    assert found.resumable
     resumed = services.job_resume(user=admin, job_id=job.pk, checkpoint="checkpoint-2")
     assert resumed.resumed_from_id == job.pk
     assert resumed.config["resume_from"] == str(folder)
@@ -182,6 +186,39 @@ def test_a_resume_needs_a_real_checkpoint_and_steps_left(
     checkpoint(job, 2)
     with pytest.raises(error, match=message):
         services.job_resume(user=admin, job_id=job.pk, checkpoint=name, max_steps=max_steps)
+
+
+def test_a_job_that_was_not_resumable_cannot_be_resumed_from_its_checkpoints(
+    admin: User, dataset: Callable[..., TrainingDataset]
+) -> None:
+    job = launch(admin, dataset("rl"), max_steps=4)
+    assert job.config["resumable"] is False
+    TrainingJob.objects.filter(pk=job.pk).update(status="stopped")
+    folder = checkpoint(job, 2, resumable=False)
+    [found] = selectors.checkpoints(job)
+    assert not found.resumable
+    with pytest.raises(Invalid) as refused:
+        services.job_resume(user=admin, job_id=job.pk, checkpoint="checkpoint-2")
+    assert refused.value.message == (
+        f"checkpoint: checkpoint-2 holds no optimiser state and cannot be resumed (job {job.pk} "
+        "was not resumable, so its checkpoints hold the weights only); a new job can train "
+        f"from its weights with {folder} as the model"
+    )
+    assert TrainingJob.objects.count() == 1
+
+
+def test_a_resumable_job_resumes_only_from_its_newest_checkpoint(
+    admin: User, dataset: Callable[..., TrainingDataset]
+) -> None:
+    job = launch(admin, dataset("rl"), max_steps=6, resumable=True)
+    TrainingJob.objects.filter(pk=job.pk).update(status="stopped")
+    checkpoint(job, 2, resumable=False)  # pruned when checkpoint-4 was written
+    checkpoint(job, 4)
+    with pytest.raises(Invalid, match="only the newest checkpoint of a resumable job keeps"):
+        services.job_resume(user=admin, job_id=job.pk, checkpoint="checkpoint-2")
+    resumed = services.job_resume(user=admin, job_id=job.pk, checkpoint="checkpoint-4")
+    assert resumed.config["resume_from"].endswith("checkpoint-4")
+    assert resumed.config["resumable"] is True, "a resumed job stays resumable"
 
 
 def test_a_running_job_cannot_be_resumed(

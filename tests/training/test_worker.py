@@ -81,7 +81,7 @@ def long_sft_job(admin: User, gated_tasks: Callable[..., Any], api: Any) -> Any:
     gated_tasks(train=2, held_out_count=1)
     rows = built(admin, "sft", policy="scripted", attempts=1)
     return api.post("jobs", {"kind": "sft", "dataset_id": rows.pk, "model": "tiny",
-                             "max_steps": 5000, "save_steps": 5000,
+                             "max_steps": 5000, "save_steps": 5000, "resumable": True,
                              "sft": {"gradient_accumulation_steps": 1}})  # fmt: skip
 
 
@@ -132,6 +132,7 @@ def test_a_cancelled_run_saves_a_checkpoint_and_resumes_from_it(
     assert stopped["status"] == "stopped", stopped["error"]
     [saved] = api.get(f"jobs/{long['id']}/checkpoints")
     assert saved["name"] == f"checkpoint-{saved['step']}" and saved["step"] >= 2
+    assert saved["resumable"] is True, "a resumable job's newest checkpoint keeps its optimiser"
     resumed = api.post(f"jobs/{long['id']}/resume",
                        {"checkpoint": saved["name"], "max_steps": saved["step"] + 2})  # fmt: skip
     assert resumed["resumed_from_id"] == long["id"]

@@ -33,7 +33,8 @@ JOB_DATASET = {
     JobKind.MID: DatasetKind.MID,
 }
 # What a launch form or REST body may set besides kind, name, dataset and model.
-TUNABLE = ("max_steps", "save_steps", "logging_steps", "seed", "sft", "grpo", "rollout", "lora")
+TUNABLE = ("max_steps", "save_steps", "logging_steps", "seed", "resumable", "sft", "grpo",
+           "rollout", "lora")  # fmt: skip
 
 
 def model_check(model: Any) -> str:
@@ -151,7 +152,7 @@ def _enqueue_job(job_id: int) -> None:
 
 def job_cancel(*, user: Any, job_id: int) -> TrainingJob:
     """A queued job ends cancelled; a running one is asked to stop: it saves a checkpoint at
-    the end of its current step and ends stopped (resumable)."""
+    the end of its current step and ends stopped (resumable from it if the job is)."""
     from apps.training import broadcast
 
     admin(user)
@@ -184,6 +185,8 @@ def job_resume(
     found = selectors.checkpoint_get(parent, checkpoint)
     if found.final:
         raise Invalid("checkpoint: the final model holds no optimiser state; pick checkpoint-N")
+    if not found.resumable:
+        raise Invalid(_not_resumable(parent, found))
     steps = parent.config.get("max_steps", 1) if max_steps is None else max_steps
     if isinstance(steps, bool) or not isinstance(steps, int) or steps <= found.step:
         raise Invalid(f"max_steps must be a whole number above the checkpoint's step {found.step}")
@@ -206,6 +209,18 @@ def job_resume(
             raise Invalid(str(error)) from None
         _set_config(job, config)
     return job
+
+
+def _not_resumable(job: TrainingJob, checkpoint: Any) -> str:
+    """Why `checkpoint` of `job` cannot be resumed, and what can be done with it instead."""
+    if job.config.get("resumable"):
+        why = "only the newest checkpoint of a resumable job keeps its optimiser state"
+    else:
+        why = f"job {job.pk} was not resumable, so its checkpoints hold the weights only"
+    return (
+        f"checkpoint: {checkpoint.name} holds no optimiser state and cannot be resumed ({why}); "
+        f"a new job can train from its weights with {checkpoint.path} as the model"
+    )
 
 
 def preset_save(

@@ -215,7 +215,7 @@ def test_an_all_equal_group_adds_no_gradient_and_is_counted(
     for (name, a), (_, b) in zip(
         before.state_dict().items(), after.state_dict().items(), strict=True
     ):
-        assert torch.equal(a, b), name
+        assert torch.equal(a.bfloat16().float(), b), name  # the final model is stored in bf16
 
 
 def test_dynamic_sampling_replaces_an_all_equal_group_with_an_informative_one(

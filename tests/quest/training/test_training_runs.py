@@ -155,13 +155,18 @@ def test_sigterm_stops_a_run_with_a_checkpoint_and_resume_continues_its_steps(
         os.kill(os.getpid(), signal.SIGTERM)
 
     threading.Thread(target=terminate_after_the_first_step, daemon=True).start()
-    stopped = run_training(sft_config(sft_file, tmp_path, max_steps=50, save_steps=50))
+    long = {"max_steps": 50, "save_steps": 50, "resumable": True}
+    stopped = run_training(sft_config(sft_file, tmp_path, **long))
     assert stopped["status"] == "stopped" and stopped["steps"] < 50
     checkpoint = tmp_path / f"checkpoint-{stopped['steps']}"
     assert checkpoint.is_dir() and not (tmp_path / "final").exists()
 
     resumed = sft_config(
-        sft_file, tmp_path, max_steps=stopped["steps"] + 1, resume_from=str(checkpoint)
+        sft_file,
+        tmp_path,
+        max_steps=stopped["steps"] + 1,
+        resume_from=str(checkpoint),
+        resumable=True,
     )
     summary = run_training(resumed)
     assert summary["status"] == "finished" and summary["steps"] == stopped["steps"] + 1
