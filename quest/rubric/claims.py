@@ -58,6 +58,7 @@ from quest.rubric.cues import (
     phrase_at,
     tokens,
 )
+from quest.text.words import stem
 
 
 def judge_occurrence(
@@ -130,10 +131,12 @@ def _has_context(
     ("Sydney is the capital, not Canberra; 367,752 people live in Canberra"), and not across a
     contrast ("Mount Kenya is the highest, whereas Kilimanjaro is older")."""
     low, high = _clause(view, first, last, through_dashes=True)
-    words = [t.word for t in view]
+    # A word of the phrase in any inflection: "bordered by" says what "borders" does.
+    words = [stem(t.word) for t in view]
     for phrase in context:
+        wanted = [stem(word) for word in phrase]
         for i in range(low, high - len(phrase) + 1):
-            if not phrase or words[i : i + len(phrase)] != list(phrase):
+            if not phrase or words[i : i + len(phrase)] != wanted:
                 continue
             end = i + len(phrase) - 1
             between = words[min(end, last) + 1 : max(i, first)]

@@ -231,8 +231,9 @@ def cut_text(text: str, limit: int = 200) -> str:
 
 
 def groups_of(check: Check) -> frozenset[str]:
-    raw = check.params.get("context") or ()
-    return relation_groups(str(c) for c in raw) if isinstance(raw, tuple) else frozenset()
+    """The relation groups a check's context names, its usual wordings included ("protons"
+    says what "atomic" does), so the binder and the context rule agree on a relation."""
+    return relation_groups(" ".join(phrase) for phrase in context_of(check))
 
 
 def subjects_of(check: Check) -> set[str]:

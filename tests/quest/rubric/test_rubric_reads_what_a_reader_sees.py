@@ -399,3 +399,16 @@ def test_an_appositive_series_is_said_of_the_name_the_sentence_opens_on() -> Non
     )
     assert _status(text, "area", tree) == "pass"
     assert _status(text, "capital", tree) == "pass"
+
+
+def test_a_relation_in_another_inflection_or_its_usual_wording_is_the_slots() -> None:
+    borders = _facts_of("Estonia", ("Russia", "Finland"), border="Latvia")
+    said = "Estonia is bordered by Latvia.\n\nExact answer: Estonia"
+    assert _status(said, "border", borders) == "pass"
+    check = {"kind": "number", "value": 38, "subject": "Strontium", "context": ("atomic",)}
+    tree = RubricTree(Node("root", "Which element?", children=(_leaf("z", check),)))
+    assert _status("Strontium has 38 protons.\n\nExact answer: Strontium", "z", tree) == "pass"
+    assert (
+        _status("Its atomic weight is 38 for Strontium.\n\nExact answer: Strontium", "z", tree)
+        == "fail"
+    )
