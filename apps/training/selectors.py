@@ -27,7 +27,7 @@ from apps.training.models import (
     TrainingPreset,
     TrainingRollout,
 )
-from quest.training.config import holds_optimizer_state
+from quest.training.config import checkpoint_step, holds_optimizer_state
 from quest.training.tasks import held_out
 
 MAX_PAGE_SIZE = 200
@@ -163,12 +163,10 @@ def checkpoints(job: TrainingJob) -> list[Checkpoint]:
     out = Path(job.output_dir)
     found = []
     for path in out.glob("checkpoint-*"):
-        step = path.name.removeprefix("checkpoint-")
-        if step.isdigit() and (path / "trainer_state.json").is_file():
+        step = checkpoint_step(path)
+        if step is not None and (path / "trainer_state.json").is_file():
             resumable = holds_optimizer_state(path)
-            found.append(
-                Checkpoint(path.name, str(path), int(step), _size(path), resumable=resumable)
-            )
+            found.append(Checkpoint(path.name, str(path), step, _size(path), resumable=resumable))
     final = out / "final"
     if (final / "config.json").is_file():
         found.append(Checkpoint("final", str(final), job.step, _size(final), final=True))
@@ -245,11 +243,9 @@ def held_out_scores(job: TrainingJob) -> list[HeldOutScore]:
 
 
 def _checkpoint_step(job: TrainingJob, path: str) -> int | None:
-    name = Path(path).name
-    if name == "final":
+    if Path(path).name == "final":
         return job.step
-    number = name.removeprefix("checkpoint-")
-    return int(number) if name.startswith("checkpoint-") and number.isdigit() else None
+    return checkpoint_step(Path(path))
 
 
 def _held_out_score(

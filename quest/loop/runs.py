@@ -21,7 +21,7 @@ from typing import Any
 from quest.loop.config import LoopConfig
 from quest.loop.data_stages import Progress, StageFailed, paths
 from quest.loop.state import Clock
-from quest.training.config import TrainConfig
+from quest.training.config import TrainConfig, checkpoint_step
 from quest.training.tasks import TrainingTask, read_tasks
 
 MODELS = ("base", "sft", "grpo")
@@ -114,10 +114,8 @@ def latest_checkpoint(out: Path) -> Path | None:
 
 
 def _step(checkpoint: Path) -> int:
-    try:
-        return int(checkpoint.name.rsplit("-", 1)[1])
-    except (IndexError, ValueError):
-        return -1
+    step = checkpoint_step(checkpoint)
+    return -1 if step is None else step
 
 
 def _deadline_watcher(stop_file: Path, deadline_s: float, clock: Clock) -> Callable[[], None]:

@@ -18,7 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from quest.training.agent_rollouts import RolloutStats
-from quest.training.config import OPTIMIZER_FILE, holds_optimizer_state
+from quest.training.config import (
+    CHECKPOINT_PREFIX,
+    OPTIMIZER_FILE,
+    checkpoint_step,
+    holds_optimizer_state,
+)
 
 METRICS_FILE = "metrics.jsonl"
 # Values of TRL's and transformers' logs that are about the run, not the step.
@@ -101,7 +106,6 @@ def stop_callback(stop_file: Path) -> Any:
 # What a checkpoint holds only to resume from: the optimiser's moments (twice the fp32 weights),
 # the learning-rate scheduler, the mixed-precision scaler and the RNG states.
 RESUME_FILES = (OPTIMIZER_FILE, "scheduler.pt", "scaler.pt", "rng_state*.pth")
-CHECKPOINT_PREFIX = "checkpoint-"
 
 
 def checkpoints_callback(*, resumable: bool) -> Any:
@@ -119,7 +123,8 @@ def checkpoints_callback(*, resumable: bool) -> Any:
                 store_bf16(out / f"{CHECKPOINT_PREFIX}{state.global_step}")
                 return
             for older in out.glob(f"{CHECKPOINT_PREFIX}*"):
-                if _step(older) < state.global_step and holds_optimizer_state(older):
+                step = checkpoint_step(older)
+                if step is not None and step < state.global_step and holds_optimizer_state(older):
                     weights_only(older)
 
     return Checkpoints()
@@ -167,11 +172,6 @@ def _config_dtype(path: Path, dtype: str) -> None:
     if "torch_dtype" in config:
         config["torch_dtype"] = dtype
     path.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-
-
-def _step(checkpoint: Path) -> int:
-    number = checkpoint.name.removeprefix(CHECKPOINT_PREFIX)
-    return int(number) if number.isdigit() else -1
 
 
 def progress(line: str) -> None:

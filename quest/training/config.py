@@ -30,6 +30,7 @@ STOP_FILE = "STOP"
 # What the Trainer restores a run from besides its weights; only a checkpoint that still holds
 # it can be resumed (see TrainConfig.resumable).
 OPTIMIZER_FILE = "optimizer.pt"
+CHECKPOINT_PREFIX = "checkpoint-"  # the Trainer's checkpoint-N directories
 
 
 class ConfigError(ValueError):
@@ -241,6 +242,14 @@ def check_paths(config: TrainConfig) -> None:
             f"model: {config.model}: not {TINY!r}, {SMOLLM2!r} or a model directory with a "
             "config.json"
         )
+
+
+def checkpoint_step(checkpoint: Path) -> int | None:
+    """N of a `checkpoint-N` directory, or None for any other name."""
+    number = checkpoint.name.removeprefix(CHECKPOINT_PREFIX)
+    return (
+        int(number) if checkpoint.name.startswith(CHECKPOINT_PREFIX) and number.isdigit() else None
+    )
 
 
 def holds_optimizer_state(checkpoint: Path) -> bool:
