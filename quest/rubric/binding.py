@@ -16,7 +16,10 @@ same subject and relation. Three rules, all about position, none about a particu
   or the nearest name of that clause (the value's own name aside); without one, the name its
   sentence opens on ("The population of Australia …", "Canberra, the capital, …"); without
   that, one of the last two names the sentences before named ("Its population is …", a table
-  row "Area | 7,686,850"). Facts stated of another entity earn nothing; a rival value (below)
+  row "Area | 7,686,850"). An appositive ("Estonia, a neighbour of Latvia, whose capital is
+  Tallinn and a country of 45,226 km²") is said of the name its sentence opens on; a pronoun
+  after a sentence that moved the topic but named the old one may mean either. Facts stated
+  of another entity earn nothing; a rival value (below)
   counts only where it can be of no other subject, and never where it is itself an owner.
 - **One value**: every other value the answer commits to for the same subject and relation is a
   contradiction, and the leaf fails ("the population of Australia is 24,992,369 … its
@@ -33,7 +36,7 @@ from dataclasses import dataclass, field
 
 from quest.rubric.claims import clause_spans
 from quest.rubric.commitment import denies
-from quest.rubric.cues import Token, tokens
+from quest.rubric.cues import APPOSITIVE_OPENERS, Token, tokens
 from quest.rubric.model import Check
 from quest.rubric.names import Span, entity_mentions
 from quest.rubric.numbers import find_numbers
@@ -185,7 +188,9 @@ _WHOSE = re.compile(r"whose\b", re.IGNORECASE)
 # Between two names of one list ("a neighbour of Russia and Latvia"): neither owns the other.
 _CONJOINED = re.compile(r"\s*(?:,|,?\s+(?:and|or))\s*", re.IGNORECASE)
 # Where an appositive opens after a comma: "Turkey, whose capital is Ankara, a country of …".
-_APPOSITIVE = re.compile(r"(?:,\s+|,?\s+and\s+)(?=(?:a|an|whose)\s)", re.IGNORECASE)
+_APPOSITIVE = re.compile(
+    rf"(?:,\s+|,?\s+and\s+)(?=(?:{'|'.join(sorted(APPOSITIVE_OPENERS))})\s)", re.IGNORECASE
+)
 
 
 def _appositive(text: str, clause: tuple[int, int], at: int) -> tuple[int, int] | None:
