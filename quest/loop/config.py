@@ -85,6 +85,9 @@ class GRPOStage(_Strict):
 class EvalStage(_Strict):
     tasks: int = Field(default=40, ge=1)  # held-out tasks each model is evaluated on
     family_tasks: int = Field(default=20, ge=0)  # and out-of-family tasks (0: none)
+    # and train tasks GRPO rolled out on, again greedy (0: none): does the optimisation work on
+    # what it practised, before the other slices ask whether it generalises?
+    practised_tasks: int = Field(default=40, ge=0)
     temperature: float = Field(default=0.0, ge=0)  # 0: greedy
     batch: int = Field(default=40, ge=1, le=256)
 

@@ -5,7 +5,9 @@ report.json: {"models": {"base": {mean, ci95, n, ...}, "sft": {...}, "grpo": {..
 "difference": {the best trained model minus base: mean, ci95, n, wins, losses, ties},
 "differences": {every pair}, "grpo_vs_sft": {mean, ci95, n, ...}, "split": {train, heldout,
 dropped_mixed, out_of_family, ...}, "slices": {"heldout": {tasks, models, differences},
-"out_of_family": {...}}, "stages": {each stage's status, seconds, outputs}, "config": ...}.
+"out_of_family": {...}, "practised": {...}}, "practised": {"grpo_vs_sft": the paired
+difference on the train tasks GRPO rolled out on}, "stages": {each stage's status, seconds,
+outputs}, "config": ...}.
 The top-level models and differences are the entity-disjoint held-out slice's.
 """
 
@@ -25,6 +27,7 @@ PAIRS = (("sft", "base"), ("grpo", "base"), ("grpo", "sft"))
 SLICES = {
     "heldout": "entity-disjoint held-out tasks",
     "out_of_family": "out-of-family tasks (a family never trained on)",
+    "practised": "train tasks GRPO rolled out on (does the optimisation work where it practised?)",
 }
 PLOTLY_BUNDLE = "plotly.min.js"
 
@@ -45,6 +48,7 @@ def build_report(directory: Path, config: LoopConfig, state: LoopState) -> dict[
         "difference": headline,
         "differences": differences,
         "grpo_vs_sft": differences.get("grpo-sft"),
+        "practised": {"grpo_vs_sft": slices["practised"]["differences"].get("grpo-sft")},
         "split": _split(directory),
         "slices": slices,
         "per_class": _per_class(scores, classes),

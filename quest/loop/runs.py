@@ -26,6 +26,7 @@ from quest.training.tasks import TrainingTask, read_tasks
 
 MODELS = ("base", "sft", "grpo")
 WATCH_SECONDS = 1.0
+SLICE_LABELS = {"": "held-out", ".out_of_family": "out-of-family", ".practised": "practised"}
 
 
 def sft_config(directory: Path, config: LoopConfig) -> TrainConfig:
@@ -151,8 +152,10 @@ def evaluate_stage(
 ) -> dict[str, Any]:
     """Each model in `models` (name -> what load_model reads) on the same tasks of each slice
     with the same budgets: the entity-disjoint held-out tasks (`models`, eval/<model>.json),
-    then the out-of-family ones (`out_of_family.models`, eval/<model>.out_of_family.json).
-    A model already evaluated on a slice by an earlier run of the loop is kept."""
+    the out-of-family ones (`out_of_family.models`, eval/<model>.out_of_family.json), then,
+    when GRPO ran, the train tasks it rolled out on (`practised.models`,
+    eval/<model>.practised.json). A model already evaluated on a slice by an earlier run of
+    the loop is kept."""
     from quest.corpus.store import CorpusStore
     from quest.tools.offline import offline_toolbox
 
@@ -163,22 +166,49 @@ def evaluate_stage(
     family: list[TrainingTask] = []
     if where["out_of_family"].is_file() and config.eval.family_tasks:
         family = read_tasks(where["out_of_family"])[: config.eval.family_tasks]
+    practised = practised_tasks(directory, config) if "grpo" in models else []
     (directory / "eval").mkdir(parents=True, exist_ok=True)
     run = _Evaluation(directory, config, offline_toolbox(corpus), CorpusStore(corpus), say)
     done = dict(outputs.get("models", {}))
     other = dict(outputs.get("out_of_family", {}).get("models", {}))
+    again = dict(outputs.get("practised", {}).get("models", {}))
 
     def result() -> dict[str, Any]:
         slice_ = {"slice": config.synth.out_of_family, "tasks": len(family), "models": other}
-        return {"models": done, "tasks": len(heldout), "out_of_family": slice_}
+        return {
+            "models": done,
+            "tasks": len(heldout),
+            "out_of_family": slice_,
+            "practised": {"tasks": len(practised), "models": again},
+        }
 
-    for tasks, table, suffix in ((heldout, done, ""), (family, other, ".out_of_family")):
+    slices = (
+        (heldout, done, ""),
+        (family, other, ".out_of_family"),
+        (practised, again, ".practised"),
+    )
+    for tasks, table, suffix in slices:
         for name, model in models.items():
             if not tasks or (name in table and table[name].get("model") == model):
                 continue
             table[name] = run(name, model, tasks, suffix)
             save(result())
     return result()
+
+
+def practised_tasks(directory: Path, config: LoopConfig) -> list[TrainingTask]:
+    """The first `eval.practised_tasks` train tasks, in task-id order, that GRPO rolled out on
+    (its rollouts file names each rollout's question): a fixed set, the same on a resume."""
+    from quest.training.trainers import EXCERPT_CHARS, ROLLOUTS
+
+    rollouts = directory / "runs" / "grpo" / ROLLOUTS
+    if not config.eval.practised_tasks or not rollouts.is_file():
+        return []
+    with rollouts.open(encoding="utf-8") as lines:
+        questions = {json.loads(line)["question"] for line in lines if line.strip()}
+    train = read_tasks(paths(directory)["train"])
+    seen = [t for t in train if t.question[:EXCERPT_CHARS] in questions]
+    return sorted(seen, key=lambda t: t.task_id)[: config.eval.practised_tasks]
 
 
 class _Evaluation:
@@ -196,7 +226,7 @@ class _Evaluation:
         from quest.training.batch_eval import evaluate_model
         from quest.training.evaluate import summarize
 
-        label = f"{name} ({'out-of-family' if suffix else 'held-out'})"
+        label = f"{name} ({SLICE_LABELS[suffix]})"
 
         def shown(index: int, score: Any) -> None:
             reward = "dropped" if score.reward is None else f"{score.reward:.3f}"

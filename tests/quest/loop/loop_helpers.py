@@ -20,7 +20,7 @@ MINI = {
     "collect": {"min_reward": 0.0},
     "sft": {"max_steps": 12, "params": {"max_length": 512, "gradient_accumulation_steps": 1}},
     "grpo": {"max_steps": 3, "params": {"num_generations": 2, "prompts_per_step": 1}},
-    "eval": {"tasks": 3, "family_tasks": 2},
+    "eval": {"tasks": 3, "family_tasks": 2, "practised_tasks": 2},
     "rollout": {
         "max_turns": 3,
         "max_turn_tokens": 12,

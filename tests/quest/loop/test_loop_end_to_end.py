@@ -70,7 +70,7 @@ def test_the_report_has_both_slices_with_paired_differences(finished: Path) -> N
         == (report["stages"]["synth"]["outputs"]["accepted"])
     )
     slices = report["slices"]
-    assert set(slices) == {"heldout", "out_of_family"}
+    assert set(slices) == {"heldout", "out_of_family", "practised"}
     assert slices["heldout"]["models"] == report["models"]
     assert slices["out_of_family"]["slice"] == "chain"
     for name, slice_ in slices.items():
@@ -79,6 +79,24 @@ def test_the_report_has_both_slices_with_paired_differences(finished: Path) -> N
             difference = slice_["differences"][pair]
             assert difference["n"] == slice_["tasks"] and len(difference["ci95"]) == 2
     assert slices["out_of_family"]["tasks"] == min(2, split["out_of_family"])
+    # The train tasks GRPO practised on, SFT and GRPO paired on them: does the update work?
+    assert 1 <= slices["practised"]["tasks"] <= 2
+    assert report["practised"]["grpo_vs_sft"] == slices["practised"]["differences"]["grpo-sft"]
+
+
+def test_the_practised_slice_is_train_tasks_grpo_rolled_out_on(finished: Path) -> None:
+    practised = json.loads((finished / "eval" / "grpo.practised.json").read_text())
+    ids = {score["task_id"] for score in practised["scores"]}
+    assert ids and ids <= task_ids(finished / "tasks" / "train.jsonl")
+    rolled = {
+        json.loads(line)["question"]
+        for line in (finished / "runs" / "grpo" / "rollouts.jsonl").read_text().splitlines()
+    }
+    train = {
+        r["task_id"]: r["question"]
+        for r in map(json.loads, (finished / "tasks" / "train.jsonl").read_text().splitlines())
+    }
+    assert all(train[task_id] in rolled for task_id in ids)
 
 
 def test_the_models_are_the_runs_outputs(finished: Path) -> None:
