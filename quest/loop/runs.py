@@ -166,9 +166,13 @@ def evaluate_stage(
     family: list[TrainingTask] = []
     if where["out_of_family"].is_file() and config.eval.family_tasks:
         family = read_tasks(where["out_of_family"])[: config.eval.family_tasks]
-    practised = practised_tasks(directory, config) if "grpo" in models else []
+    from quest.training.trainers import ROLLOUTS
+
+    rollouts = [directory / "runs" / "grpo" / ROLLOUTS]
+    practised = practised_tasks(directory, rollouts, config.eval.practised_tasks)
+    practised = practised if "grpo" in models else []
     (directory / "eval").mkdir(parents=True, exist_ok=True)
-    run = _Evaluation(directory, config, offline_toolbox(corpus), CorpusStore(corpus), say)
+    run = Evaluation(directory, config, offline_toolbox(corpus), CorpusStore(corpus), say)
     done = dict(outputs.get("models", {}))
     other = dict(outputs.get("out_of_family", {}).get("models", {}))
     again = dict(outputs.get("practised", {}).get("models", {}))
@@ -196,22 +200,26 @@ def evaluate_stage(
     return result()
 
 
-def practised_tasks(directory: Path, config: LoopConfig) -> list[TrainingTask]:
-    """The first `eval.practised_tasks` train tasks, in task-id order, that GRPO rolled out on
-    (its rollouts file names each rollout's question): a fixed set, the same on a resume."""
-    from quest.training.trainers import EXCERPT_CHARS, ROLLOUTS
+def practised_tasks(directory: Path, rollouts: list[Path], limit: int) -> list[TrainingTask]:
+    """The first `limit` train tasks of the loop in `directory`, in task-id order, that every
+    GRPO run of `rollouts` (their rollouts files name each rollout's question) rolled out on:
+    a fixed set, the same on a resume."""
+    from quest.training.trainers import EXCERPT_CHARS
 
-    rollouts = directory / "runs" / "grpo" / ROLLOUTS
-    if not config.eval.practised_tasks or not rollouts.is_file():
+    if not limit or not all(path.is_file() for path in rollouts):
         return []
-    with rollouts.open(encoding="utf-8") as lines:
-        questions = {json.loads(line)["question"] for line in lines if line.strip()}
+    asked = [_questions(path) for path in rollouts]
     train = read_tasks(paths(directory)["train"])
-    seen = [t for t in train if t.question[:EXCERPT_CHARS] in questions]
-    return sorted(seen, key=lambda t: t.task_id)[: config.eval.practised_tasks]
+    seen = [t for t in train if all(t.question[:EXCERPT_CHARS] in q for q in asked)]
+    return sorted(seen, key=lambda t: t.task_id)[:limit]
 
 
-class _Evaluation:
+def _questions(rollouts: Path) -> set[str]:
+    with rollouts.open(encoding="utf-8") as lines:
+        return {json.loads(line)["question"] for line in lines if line.strip()}
+
+
+class Evaluation:
     """One model on one slice's tasks, its scores written to eval/<model><suffix>.json."""
 
     def __init__(

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from loop_helpers import run_loop_cli, state, task_ids, write_config
+from loop_helpers import ROOT, run_loop_cli, state, task_ids, write_config
 
 from quest.loop.state import STAGES
 
@@ -150,3 +152,28 @@ def test_a_finished_loop_run_again_does_nothing_again(finished: Path, loop_corpu
     after = state(finished)["stages"]
     for name in STAGES[:-1]:
         assert after[name]["runs"] == before[name]["runs"] == 1
+
+
+def test_the_control_benchmark_runs_both_grpo_runs_from_the_loops_sft_model(
+    finished: Path, loop_corpus: Path, tmp_path: Path
+) -> None:
+    """benchmarks/rl_control.py on the miniature loop: the real and the shuffled-reward GRPO
+    from the same SFT model, then the three models paired on tasks both runs practised."""
+    out, summary = tmp_path / "control", tmp_path / "summary.json"
+    command = [sys.executable, "benchmarks/rl_control.py", "--loop", str(finished)]
+    command += ["--corpus", str(loop_corpus), "--out", str(out), "--steps", "2", "--tasks", "2"]
+    command += ["--json", str(summary)]
+    done = subprocess.run(
+        command, check=False, cwd=ROOT, capture_output=True, text=True, timeout=900
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(summary.read_text())
+    assert 1 <= report["tasks"] <= 2
+    assert set(report["differences"]) == {"real-sft", "control-sft", "real-control"}
+    assert all(d["n"] == report["tasks"] for d in report["differences"].values())
+    assert all(len(curve) == 2 for curve in report["curves"].values())
+    rows = [json.loads(line) for line in (out / "control" / "rollouts.jsonl").open()]
+    for step in {row["step"] for row in rows}:
+        mine = [r for r in rows if r["step"] == step]
+        assert sorted(r["trained_reward"] for r in mine) == sorted(r["reward"] for r in mine)
+    assert "real - control interval above 0" in done.stdout
