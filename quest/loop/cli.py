@@ -33,7 +33,9 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--out", required=True, metavar="DIR", help="the loop's directory")
     parser.add_argument("--minutes", type=float, help="the time budget (default 60)")
-    parser.add_argument("--tasks", type=int, help="proposals to synthesize (default 300)")
+    parser.add_argument(
+        "--tasks", type=int, help="proposals to synthesize in the train world (default 220)"
+    )
     parser.add_argument("--seed", type=int, help="seed of synthesis and training (default 0)")
     parser.add_argument(
         "--auto-accept-sound",

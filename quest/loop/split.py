@@ -20,18 +20,13 @@ when none is, and dropped when it mixes both (`dropped_mixed`).
 from __future__ import annotations
 
 import random
-import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from quest.text.fold import strip_accents
+from quest.synthesis.entities import in_slice, task_entities
 
 Side = Literal["train", "heldout", "out_of_family", "dropped"]
-# Fact relations and check contexts whose values are attributes shared by many entities.
-ATTRIBUTE_RELATIONS = frozenset({"currency"})
-ATTRIBUTE_CONTEXTS = frozenset({"currency"})
-CLASS = re.compile(r"^C[1-9]$")
 # The components method must reach at least this part of the held-out target.
 COMPONENTS_MIN_FILL = 0.8
 
@@ -56,29 +51,6 @@ class Split:
             "out_of_family_slice": self.out_of_family,
             "heldout_entities": self.heldout_entities,
         }
-
-
-def task_family(record: Mapping[str, Any]) -> str:
-    """The generator family of a task (lookup, find_k, chain for the kg generator), or ""."""
-    oracle = record.get("oracle") or {}
-    provenance = record.get("provenance") or {}
-    return str(oracle.get("family") or provenance.get("family") or "")
-
-
-def in_slice(record: Mapping[str, Any], name: str | None) -> bool:
-    """Whether a task belongs to the out-of-family slice `name`: a class (C1..C9) or a family."""
-    if not name:
-        return False
-    if CLASS.match(name):
-        return str(record.get("complexity", "")) == name
-    return task_family(record) == name
-
-
-def task_entities(record: Mapping[str, Any]) -> frozenset[str]:
-    """The normalised names of the entities a task is about (see the module)."""
-    names = {name for name in _names(record) if name.strip()}
-    known = names | _rivals(record)
-    return frozenset(map(_key, names | _named(str(record.get("question", "")), known)))
 
 
 def split_tasks(
@@ -177,62 +149,3 @@ def _side(first: int, last: int, prefix: int) -> Side:
     if first < 0 or first >= prefix:
         return "train"  # a task with no entity shares none: it can be trained on
     return "heldout" if last < prefix else "dropped"
-
-
-def _names(record: Mapping[str, Any]) -> Iterator[str]:
-    oracle = record.get("oracle") or {}
-    yield from (str(a) for a in oracle.get("answers") or ())
-    yield from (str(p) for p in oracle.get("path") or ())
-    for fact in oracle.get("facts") or ():
-        yield str(fact.get("subject", ""))
-        if isinstance(fact.get("value"), str) and fact.get("relation") not in ATTRIBUTE_RELATIONS:
-            yield fact["value"]
-    solution = record.get("solution")
-    if isinstance(solution, Mapping):
-        yield from (str(name) for name in solution)
-    rubric = record.get("rubric") or {}
-    yield from _check_names(rubric.get("root") or {})
-
-
-def _rivals(record: Mapping[str, Any]) -> set[str]:
-    """The names a record lists as wrong answers: the oracle's distractors and its checks'
-    rivals. They are not the task's entities, only names its question may use as clues."""
-    oracle = record.get("oracle") or {}
-    found = {str(name) for name in oracle.get("distractors") or ()}
-    stack = [(record.get("rubric") or {}).get("root") or {}]
-    while stack:
-        node = stack.pop()
-        stack.extend(node.get("children") or ())
-        found.update(str(name) for name in (node.get("check") or {}).get("others") or ())
-    return {name for name in found if name.strip()}
-
-
-def _named(text: str, known: set[str]) -> set[str]:
-    """The known names `text` holds as whole words, the longest first ("Papua New Guinea"
-    is not "Guinea")."""
-    if not text or not known:
-        return set()
-    names = sorted(known, key=len, reverse=True)
-    pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, names)) + r")\b")
-    return set(pattern.findall(text))
-
-
-def _check_names(node: Mapping[str, Any]) -> Iterator[str]:
-    for child in node.get("children") or ():
-        yield from _check_names(child)
-    check = node.get("check") or {}
-    if not check:
-        return
-    if isinstance(check.get("subject"), str):
-        yield check["subject"]
-    if ATTRIBUTE_CONTEXTS & set(check.get("context") or ()):
-        return
-    if check.get("kind") in ("mentions", "source_supports") and isinstance(check.get("value"), str):
-        yield check["value"]
-    if check.get("kind") == "one_of":
-        yield from (str(v) for v in check.get("values") or ())
-
-
-def _key(name: str) -> str:
-    """A name as compared: accents, case and spacing aside ("São Paulo" is "sao paulo")."""
-    return " ".join(strip_accents(name).casefold().split())

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from quest.llm.types import LLMClient
 from quest.rubric.distractors import Distractors
@@ -18,7 +18,13 @@ from quest.synthesis.open_ended import OpenEndedSynthesizer
 from quest.tools import Toolbox
 from quest.tools.protocols import SearchBackend
 
+if TYPE_CHECKING:
+    from quest.synthesis.worlds import Scope
+
 MAX_TRIES = 6  # drafts per proposal before it is recorded as unbuildable
+# ... within one world (quest.synthesis.worlds): drafts naming the other world's entities are
+# refused before the funnel, and cost a few milliseconds each.
+SCOPED_TRIES = 40
 
 
 @dataclass
@@ -40,6 +46,7 @@ class Batch:
     keyword_source: Callable[[str], list[str]] | None = None
     open_ended: OpenEndedSynthesizer | None = None
     search: SearchBackend | None = None  # the difficulty stage's top-hit search; None: not run
+    scope: Scope | None = None  # the world the batch draws from; None: the whole graph
 
 
 def base_provenance(batch: Batch, index: int, target: str, generator: str) -> dict[str, Any]:

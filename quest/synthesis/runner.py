@@ -20,7 +20,13 @@ from quest.rubric.model import FORMAT
 from quest.rubric.stats import tree_stats
 from quest.search.encoder import Encoder
 from quest.synthesis import difficulty, funnel, proposer
-from quest.synthesis.batch import MAX_TRIES, Batch, base_provenance, empty_record
+from quest.synthesis.batch import (
+    MAX_TRIES,
+    SCOPED_TRIES,
+    Batch,
+    base_provenance,
+    empty_record,
+)
 from quest.synthesis.categories import categorise
 from quest.synthesis.facts import Draft, Fact, Unbuildable, max_chars, write_answer
 from quest.synthesis.kgsynth import GENERATOR, SUBCATEGORIES, KGSynthesizer, category_of
@@ -30,6 +36,7 @@ from quest.synthesis.open_candidates import open_candidate
 from quest.synthesis.open_ended import OpenEndedSynthesizer
 from quest.synthesis.seeds import SUBCATEGORIES as SUBCATEGORY_LIST
 from quest.synthesis.seeds import SeedSampler
+from quest.synthesis.worlds import Scope, draft_record
 from quest.tools import Toolbox
 
 # Of kg drafts, those offered narrative grounding (quest.synthesis.narrative): a draft with a
@@ -56,19 +63,22 @@ def synthesize(
     keywords: Sequence[str] = (),
     keyword_source: Callable[[str], list[str]] | None = None,
     top_hit: bool = True,
+    scope: Scope | None = None,
 ) -> Iterator[Candidate]:
     """One Candidate per proposal. The `llm` generator needs `llm` (the proposer) and
     `toolbox_factory` (its corpus tools); `verifier` defaults to `llm`, and `judge` decides
     judge leaves in the funnel (without one they stay undecided, and the probes reject).
     The proposer's seed keywords come from `keywords` (a CSV's), else from `keyword_source`
     (quest.synthesis.keywords.CorpusKeywords), else the subcategory's name. `top_hit` False
-    turns the difficulty stage off; it also needs `toolbox_factory` (its search) to run."""
+    turns the difficulty stage off; it also needs `toolbox_factory` (its search) to run.
+    `scope` (kg only) draws every task from one world (quest.synthesis.worlds)."""
     problems = spec.problems()
     if problems:
         raise SynthesisError("; ".join(problems))
     batch = Batch(
         spec, pages, distractors, funnel.DuplicateIndex(encoder, existing_questions), None, judge
     )
+    batch.scope = scope
     if spec.generator == "llm":
         subcategories = _setup_llm(batch, llm, verifier, toolbox_factory, keywords)
         batch.keyword_source = keyword_source
@@ -131,7 +141,14 @@ def _setup_kg(batch: Batch) -> list[str]:
             "the kg generator writes geography tasks for these subcategories only: "
             + ", ".join(SUBCATEGORIES)
         )
-    batch.synthesizer = KGSynthesizer(has_page=lambda url: pages.get(url) is not None)
+
+    def has_page(url: str) -> bool:
+        return pages.get(url) is not None
+
+    scope = batch.scope
+    batch.synthesizer = KGSynthesizer(
+        has_page=scope.worlds.has_page(scope.side, has_page) if scope else has_page
+    )
     if not batch.synthesizer.countries:
         raise SynthesisError("the corpus has no GeoNames country pages: load it with geonames")
     batch.open_ended = OpenEndedSynthesizer(
@@ -147,7 +164,8 @@ def _kg_candidate(
     reasons: list[str] = []
     draft = _kg_draft(batch, subcategory, target, rng, reasons)
     if draft is not None and rng.random() < NARRATIVE_SHARE:
-        draft = _narrative_draft(batch, draft, subcategory, target, rng)
+        grounded = _narrative_draft(batch, draft, subcategory, target, rng)
+        draft = grounded if _refusal(batch, grounded) is None else draft
     provenance = base_provenance(batch, index, target, GENERATOR)
     if draft is None:
         stage = Stage(
@@ -177,8 +195,11 @@ def _kg_draft(
     reasons: list[str],
     tries: int = MAX_TRIES,
 ) -> Draft | None:
-    """A new draft for the seed within `tries`, or None (`reasons` says why)."""
+    """A new draft for the seed within `tries` (SCOPED_TRIES in a world), or None (`reasons`
+    says why)."""
     assert batch.synthesizer is not None
+    if batch.scope is not None and tries == MAX_TRIES:
+        tries = SCOPED_TRIES
     for _ in range(tries):
         try:
             made = batch.synthesizer.draft(subcategory, target, rng)
@@ -188,8 +209,17 @@ def _kg_draft(
         if made.entities in batch.proposed:
             reasons.append("the same entities and facts as a task proposed earlier in the batch")
             continue
+        refused = _refusal(batch, made)
+        if refused:
+            reasons.append(refused)
+            continue
         return made
     return None
+
+
+def _refusal(batch: Batch, draft: Draft) -> str | None:
+    """Why a draft is not of the batch's world (quest.synthesis.worlds), or None."""
+    return batch.scope.refusal(draft_record(draft)) if batch.scope is not None else None
 
 
 def _narrative_draft(

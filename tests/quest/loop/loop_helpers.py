@@ -16,7 +16,7 @@ MINI = {
     "model": "tiny",
     "minutes": 30,
     "gate": "auto-accept-sound",
-    "synth": {"tasks": 14, "heldout_share": 0.3},
+    "synth": {"tasks": 14, "heldout_tasks": 6, "family_tasks": 4},
     "collect": {"min_reward": 0.0},
     "sft": {"max_steps": 12, "params": {"max_length": 512, "gradient_accumulation_steps": 1}},
     "grpo": {"max_steps": 3, "params": {"num_generations": 2, "prompts_per_step": 1}},

@@ -121,7 +121,7 @@ def test_the_out_of_family_slice_is_one_family_never_trained_on(
     split = split_tasks(kg_records, share=0.2, seed=SEED, out_of_family=slice_name)
 
     def kind(record: dict[str, Any]) -> str:
-        return str(record["oracle"]["family"] if field == "family" else record["complexity"])
+        return str(record["provenance"]["family"] if field == "family" else record["complexity"])
 
     members = {r["task_id"] for r in kg_records if kind(r) == slice_name}
     assert members and split.ids("out_of_family") == members
