@@ -73,6 +73,8 @@ def main() -> int:
     started = time.monotonic()
     corpus, dataset = _data(work)
     print(f"data: corpus and {TASKS} RL rows in {time.monotonic() - started:.1f} s ({work})")
+    if args.precision:
+        return _precision(work, corpus, dataset, args)
     runs = {
         "A: questweb, agent rollouts": _run_questweb(work, "a", corpus, dataset, args, AGENT),
         "A1: questweb, one turn": _run_questweb(work, "a1", corpus, dataset, args, ONE_TURN),
@@ -89,6 +91,11 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--steps", type=int, default=3, help="timed steps (after one warm-up)")
     parser.add_argument("--model", default="smollm2", choices=["smollm2", "tiny"])
     parser.add_argument("--json", metavar="OUT", help="also write the summary to this file")
+    parser.add_argument(
+        "--precision",
+        action="store_true",
+        help="instead: A in fp32 against A in bf16 autocast (quest.training.precision)",
+    )
     parser.add_argument("--baseline", metavar="CONFIG", help=argparse.SUPPRESS)  # run B here
     return parser.parse_args()
 
@@ -113,7 +120,12 @@ def _data(work: Path) -> tuple[Path, Path]:
 
 
 def _config(
-    out: Path, corpus: Path, dataset: Path, args: argparse.Namespace, rollout: dict[str, int]
+    out: Path,
+    corpus: Path,
+    dataset: Path,
+    args: argparse.Namespace,
+    rollout: dict[str, int],
+    precision: str = "fp32",
 ) -> Path:
     """The run's YAML: A reads it with `python -m quest train`, B takes its GRPO values."""
     from quest.training.config import parse_config, render_yaml
@@ -127,6 +139,7 @@ def _config(
             "output_dir": str(out),
             "max_steps": args.steps + 1,
             "save_steps": 10_000,  # no checkpoint inside the timed steps
+            "precision": precision,
             "grpo": GRPO,
             "rollout": {**rollout, "max_tool_chars": TOOL_CHARS},
         }
@@ -143,9 +156,10 @@ def _run_questweb(
     dataset: Path,
     args: argparse.Namespace,
     rollout: dict[str, int],
+    precision: str = "fp32",
 ) -> dict[str, Any]:
     out = work / name
-    config = _config(out, corpus, dataset, args, rollout)
+    config = _config(out, corpus, dataset, args, rollout, precision)
     seconds = _subprocess([sys.executable, "-m", "quest", "train", str(config)], out, corpus)
     steps = _records(out / "metrics.jsonl")
     return {"wall_s": seconds, "steps": steps}
@@ -264,6 +278,30 @@ def _report(runs: dict[str, dict[str, Any]], args: argparse.Namespace) -> dict[s
         verdict = "met" if value <= GOAL else "NOT met"
         print(f"{name}: {value:.2f}x seconds per step (goal within 10%, <= {GOAL:.2f}: {verdict})")
     return summary
+
+
+def _precision(work: Path, corpus: Path, dataset: Path, args: argparse.Namespace) -> int:
+    """A (agent rollouts) in float32, then under bf16 autocast: the same seed, data and steps.
+    Per step and per sampled token (TRL's completions/mean_length times the step's rollouts)."""
+    runs = {
+        f"A {name}": _run_questweb(work, f"a-{name}", corpus, dataset, args, AGENT, name)
+        for name in ("fp32", "bf16")
+    }
+    print(f"\n== {Path(args.model).name}, {args.steps} timed GRPO steps after 1 warm-up, CPU "
+          f"({os.cpu_count()} cores)")  # fmt: skip
+    summary: dict[str, Any] = {"model": Path(args.model).name, "steps": args.steps, "runs": {}}
+    rollouts = GRPO["num_generations"] * GRPO["prompts_per_step"]
+    for label, run in runs.items():
+        out = summary["runs"][label] = _run_summary(label, run)
+        tokens = out["completion_mean_length"] * rollouts
+        out["s_per_rollout_token"] = out["mean_s"] / tokens if tokens else float("nan")
+        print(f"{'':<30} {out['s_per_rollout_token'] * 1000:.1f} ms per rollout token")
+    fp32, bf16 = (summary["runs"][label] for label in runs)
+    summary["ratio"] = {"bf16/fp32 step": bf16["mean_s"] / fp32["mean_s"]}
+    print(f"\nbf16/fp32: {summary['ratio']['bf16/fp32 step']:.2f}x seconds per step")
+    if args.json:
+        Path(args.json).write_text(json.dumps(summary, indent=2))
+    return 0
 
 
 def _run_summary(label: str, run: dict[str, Any]) -> dict[str, Any]:

@@ -31,7 +31,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -155,10 +155,17 @@ class BatchSampler:
     """
 
     def __init__(
-        self, model: Any, tokenizer: Any, temperature: float, *, logprobs: bool = True
+        self,
+        model: Any,
+        tokenizer: Any,
+        temperature: float,
+        *,
+        logprobs: bool = True,
+        autocast: Callable[[], AbstractContextManager[Any]] = nullcontext,
     ) -> None:
         self.model, self.tokenizer, self.temperature = model, tokenizer, temperature
         self.logprobs = logprobs  # False (an evaluation): no scores kept, log-probs given as 0
+        self.autocast = autocast  # the training run's precision (quest.training.precision)
         self.eos = int(tokenizer.eos_token_id)
         self.pad = int(tokenizer.pad_token_id if tokenizer.pad_token_id is not None else self.eos)
         self.ready = threading.Condition()
@@ -202,16 +209,17 @@ class BatchSampler:
         self.ready.notify_all()
 
     def _generate(self, rows: list[tuple[list[int], int]]) -> list[tuple[list[int], list[float]]]:
-        return decode_batch(
-            self.model,
-            rows,
-            eos=self.eos,
-            pad=self.pad,
-            temperature=self.temperature,
-            logprobs=self.logprobs,
-            text_of=lambda ids: str(self.tokenizer.decode(ids, skip_special_tokens=True)),
-            prefixes=self.prefixes,
-        )
+        with self.autocast():  # thread-local: entered in the thread that decodes
+            return decode_batch(
+                self.model,
+                rows,
+                eos=self.eos,
+                pad=self.pad,
+                temperature=self.temperature,
+                logprobs=self.logprobs,
+                text_of=lambda ids: str(self.tokenizer.decode(ids, skip_special_tokens=True)),
+                prefixes=self.prefixes,
+            )
 
 
 @dataclass
@@ -263,6 +271,7 @@ def make_rollout_func(
     temperature: float,
     stats: RolloutStats,
     sampler: Sampler | None = None,
+    autocast: Callable[[], AbstractContextManager[Any]] = nullcontext,
 ) -> Callable[[list[Any], Any], dict[str, list[Any]]]:
     """TRL's rollout_func; turns are sampled by the trainer's vLLM engine when it has one,
     else by `sampler` when given, else by the model's own generate."""
@@ -281,7 +290,7 @@ def make_rollout_func(
             per round of turns instead of one per rollout (the tools run in parallel)."""
             from concurrent.futures import ThreadPoolExecutor
 
-            batch = BatchSampler(model, tokenizer, temperature)
+            batch = BatchSampler(model, tokenizer, temperature, autocast=autocast)
 
             def one(prompt: Any) -> dict[str, Any]:
                 try:

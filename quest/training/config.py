@@ -159,6 +159,9 @@ class TrainConfig(_Strict):
     # fp32 weights and the optimiser, scheduler and RNG state that `resume_from` needs, and each
     # older one is cut to bf16 weights when a newer one is written.
     resumable: bool = False
+    # auto: bf16 autocast where the hardware computes bf16 and a parity check on the model holds
+    # (quest.training.precision); bf16 forces it, fp32 turns it off.
+    precision: Literal["auto", "bf16", "fp32"] = "auto"
     stop_file: str | None = None  # default: OUTPUT_DIR/STOP
     sft: SFTParams = Field(default_factory=SFTParams)
     grpo: GRPOParams = Field(default_factory=GRPOParams)

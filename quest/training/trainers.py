@@ -46,6 +46,7 @@ from quest.training.callbacks import (
 )
 from quest.training.config import ConfigError, TrainConfig, check_paths, render_yaml
 from quest.training.dynamic import Curriculum
+from quest.training.precision import Precision, choose
 from quest.training.records import read_jsonl
 from quest.training.sessions import session_trainer_class
 from quest.training.tokens import tokenize_row
@@ -77,11 +78,14 @@ def run_training(config: TrainConfig) -> dict[str, Any]:
 
     progress(f"train: loading {config.model}")
     model, tokenizer = load_model(config.model, seed=config.seed)
+    precision = choose(config.precision, model, tokenizer)
+    precision.write(out)
+    progress(f"train: computing in {precision.use}: {precision.why}")
     stop = stop_callback(config.stop_path)
     if config.kind == "grpo":
-        trainer = _grpo_trainer(config, model, tokenizer, stop)
+        trainer = _grpo_trainer(config, model, tokenizer, stop, precision)
     else:
-        trainer = _sft_trainer(config, model, tokenizer, stop)
+        trainer = _sft_trainer(config, model, tokenizer, stop, precision)
     # transformers prints each log to stdout when tqdm is off; the metrics callback logs instead.
     trainer.remove_callback(PrinterCallback)
     progress(f"train: {_first_step(config)}")
@@ -166,7 +170,7 @@ def _sigterm(handler: Callable[..., None]) -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def _common(config: TrainConfig) -> dict[str, Any]:
+def _common(config: TrainConfig, precision: Precision) -> dict[str, Any]:
     return {
         "output_dir": config.output_dir,
         "max_steps": config.max_steps,
@@ -176,18 +180,16 @@ def _common(config: TrainConfig) -> dict[str, Any]:
         "report_to": "none",
         "disable_tqdm": True,
         "save_only_model": not config.resumable,
-        "bf16": _bf16(),
+        # Mixed precision (bf16 autocast, float32 weights) only as quest.training.precision
+        # chose; TRL would otherwise ask for bf16 on hardware that cannot.
+        "bf16": precision.bf16,
+        "use_cpu": precision.device == "cpu",
     }
 
 
-def _bf16() -> bool:
-    """TRL trains in bf16 by default, which a CPU cannot: bf16 only on a GPU that has it."""
-    import torch
-
-    return bool(torch.cuda.is_available() and torch.cuda.is_bf16_supported())
-
-
-def _sft_trainer(config: TrainConfig, model: Any, tokenizer: Any, stop: Any) -> Any:
+def _sft_trainer(
+    config: TrainConfig, model: Any, tokenizer: Any, stop: Any, precision: Precision
+) -> Any:
     from datasets import Dataset
     from trl.trainer.sft_config import SFTConfig
     from trl.trainer.sft_trainer import SFTTrainer
@@ -199,7 +201,7 @@ def _sft_trainer(config: TrainConfig, model: Any, tokenizer: Any, stop: Any) -> 
         raise ConfigError("dataset: no row has a token to train on")
     progress(f"train: {len(rows)} {config.kind} rows")
     args = SFTConfig(
-        **_common(config),
+        **_common(config, precision),
         learning_rate=params.learning_rate,
         per_device_train_batch_size=params.batch_size,
         gradient_accumulation_steps=params.gradient_accumulation_steps,
@@ -237,7 +239,9 @@ def sft_examples(
                 yield {"input_ids": ids, "labels": labels}
 
 
-def _grpo_trainer(config: TrainConfig, model: Any, tokenizer: Any, stop: Any) -> Any:
+def _grpo_trainer(
+    config: TrainConfig, model: Any, tokenizer: Any, stop: Any, precision: Precision
+) -> Any:
     from datasets import Dataset
     from trl.trainer.grpo_config import GRPOConfig
 
@@ -252,7 +256,7 @@ def _grpo_trainer(config: TrainConfig, model: Any, tokenizer: Any, stop: Any) ->
     progress(f"train: {len(rows)} prompts, {params.num_generations} rollouts each")
     stats = RolloutStats()
     args = GRPOConfig(
-        **_common(config),
+        **_common(config, precision),
         learning_rate=params.learning_rate,
         num_generations=params.num_generations,
         per_device_train_batch_size=params.num_generations,
@@ -283,6 +287,7 @@ def _grpo_trainer(config: TrainConfig, model: Any, tokenizer: Any, stop: Any) ->
             budgets=budgets,
             temperature=params.temperature,
             stats=stats,
+            autocast=precision.autocast,
         ),
         callbacks=[
             metrics_callback(Path(config.output_dir), stats=stats),

@@ -25,6 +25,7 @@ from quest.training import write_jsonl as write_rows
 from quest.training.agent_rollouts import TokenPolicy
 from quest.training.config import ConfigError, TrainConfig, load_config, parse_config, render_yaml
 from quest.training.models import tiny_model
+from quest.training.precision import PRECISION_FILE
 from quest.training.rl import prompt_messages
 from quest.training.trainers import run_training, sft_examples
 
@@ -369,3 +370,14 @@ def test_the_cli_sets_the_random_reward_control_on_a_grpo_config(
     path.write_text("kind: sft\nmodel: tiny\ndataset: rows.jsonl\noutput_dir: out\n")
     assert main(["train", str(path), "--reward", "shuffled"]) == 1
     assert capsys.readouterr().err == "error: --reward applies to grpo configs, not sft\n"
+
+
+def test_an_sft_run_in_bf16_trains_and_says_so(sft_file: Path, tmp_path: Path) -> None:
+    summary = run_training(sft_config(sft_file, tmp_path, precision="bf16"))
+    assert summary["status"] == "finished"
+    recorded = json.loads((tmp_path / PRECISION_FILE).read_text())
+    assert recorded["use"] == "bf16" and recorded["device"] == "cpu"
+    steps = metrics(tmp_path)
+    assert steps and all(math.isfinite(r["loss"]) and r["grad_norm"] > 0 for r in steps)
+    # the weights stay float32 while training: the checkpoint is the same kind either way
+    assert (tmp_path / "final" / "config.json").is_file()

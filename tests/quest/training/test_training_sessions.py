@@ -110,6 +110,7 @@ def test_a_run_whose_rollouts_condense_trains_their_earlier_sessions(
     from quest.training.agent_rollouts import RolloutStats, make_rollout_func
     from quest.training.callbacks import stop_callback
     from quest.training.models import load_model
+    from quest.training.precision import Precision
 
     config = parse_config(
         {
@@ -121,7 +122,8 @@ def test_a_run_whose_rollouts_condense_trains_their_earlier_sessions(
         }
     )  # fmt: skip
     model, tokenizer = load_model("tiny")
-    trainer = trainers._grpo_trainer(config, model, tokenizer, stop_callback(tmp_path / "STOP"))
+    stop = stop_callback(tmp_path / "STOP")
+    trainer = trainers._grpo_trainer(config, model, tokenizer, stop, Precision("fp32", "", "cpu"))
     trainer.rollout_func = make_rollout_func(
         toolbox=offline_toolbox(str(corpus)), budgets=trainers._budgets(config),
         temperature=1.0, stats=RolloutStats(), sampler=ToolCallingSampler(tokenizer),
