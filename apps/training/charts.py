@@ -138,6 +138,14 @@ def evaluation_chart(models: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
 # ---- jobs compared -----------------------------------------------------------------------------
 
 
+def _is_control(job: TrainingJob) -> bool:
+    """A GRPO run trained on rewards shuffled within each step (`grpo.reward: shuffled`): its
+    curves are drawn dashed, so the real run's gain over it reads at a glance. Its `reward`
+    is what the policy earned, as the real run's is; only the update saw the shuffled one."""
+    grpo = (job.config or {}).get("grpo") or {}
+    return job.kind == "grpo" and grpo.get("reward") == "shuffled"
+
+
 def compare_figures(
     jobs: Sequence[TrainingJob], series: Mapping[int, Sequence[Mapping[str, Any]]]
 ) -> dict[str, dict[str, Any]]:
@@ -151,10 +159,13 @@ def compare_figures(
         lines = []
         for number, job in enumerate(jobs):
             points = [p for p in series[job.pk] if isinstance(p.get(metric), int | float)]
+            control = _is_control(job)
+            name = f"#{job.pk} {job.name}"[:40] + (" (shuffled-reward control)" if control else "")
             lines.append(go.Scatter(x=[p["step"] for p in points], y=[p[metric] for p in points],
                                     mode="lines+markers", marker={"size": 4},
-                                    line={"color": COLOURS[number % len(COLOURS)]},
-                                    name=f"#{job.pk} {job.name}"[:40]))  # fmt: skip
+                                    line={"color": COLOURS[number % len(COLOURS)],
+                                          "dash": "dash" if control else "solid"},
+                                    name=name))  # fmt: skip
         steps = [x for line in lines for x in line.x]
         figures[metric] = figure_json(
             lines,

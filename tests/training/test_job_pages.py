@@ -282,6 +282,15 @@ def test_compared_jobs_show_where_their_configs_differ(
                          .split("</script>")[0])  # fmt: skip
     assert "loss" in figures and len(figures["loss"]["data"]) == 2
 
+    control = make_job(status="done", grpo={"reward": "shuffled"})
+    page = _html(client.get(f"/training/compare/?jobs={job.pk}&jobs={control.pk}"))
+    figures = json.loads(page.split('id="training-figures" type="application/json">')[1]
+                         .split("</script>")[0])  # fmt: skip
+    real, shuffled = figures["loss"]["data"]
+    assert shuffled["name"].endswith("(shuffled-reward control)")
+    assert shuffled["line"]["dash"] == "dash" and real["line"]["dash"] == "solid"
+    assert "control" not in real["name"]
+
     alone = client.get(f"/training/compare/?jobs={job.pk}", follow=True)
     assert "Tick 2 to 6 jobs to compare." in alone.content.decode()
     assert client.get(f"/training/compare/?jobs={job.pk}&jobs=999").status_code == 404
