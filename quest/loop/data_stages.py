@@ -21,12 +21,15 @@ import os
 from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from quest.loop.config import LoopConfig
 from quest.loop.synth import SynthFailed, synthesize_sides
 from quest.training.records import write_jsonl
-from quest.training.tasks import read_tasks
+from quest.training.tasks import TrainingTask, read_tasks
+
+if TYPE_CHECKING:
+    from quest.tools.toolbox import Toolbox
 
 Progress = Callable[[str], None]
 SIDES = ("train", "heldout", "out_of_family")  # the gated task files; dropped tasks have none
@@ -150,12 +153,15 @@ def gate_stage(directory: Path, config: LoopConfig, say: Progress) -> dict[str, 
 def collect_stage(
     directory: Path, config: LoopConfig, corpus: Path, say: Progress
 ) -> dict[str, Any]:
-    """The scripted researcher on the train split (never the held-out one), every rollout
-    recorded; the SFT set keeps those at `collect.min_reward` or more. No hint retry: a hinted
-    rollout's searches carry words of the answer the recorded prompt does not, and SFT would
-    teach the model to know what it was never told. The RL set is every train task."""
+    """A teacher on the train split (never the held-out one), every rollout recorded; the SFT
+    set keeps those whose rubric reward reaches `collect.min_reward`. `collect.teacher`:
+    `guided` walks each task's solution path, read from its accepted record
+    (quest.training.guided), and with `collect.fallback` the scripted researcher follows where
+    its rollout is not kept; `scripted` is the scripted researcher alone. The reward
+    decides what is kept, never the teacher. No hint retry: a hinted rollout's searches carry
+    words of the answer the recorded prompt does not, and SFT would teach the model to know
+    what it was never told. The RL set is every train task."""
     from quest.agent.condenser import RuleCondenser
-    from quest.agent.scripted import ScriptedPolicy
     from quest.corpus.store import CorpusStore
     from quest.tools.offline import offline_toolbox
     from quest.training.collect import collect
@@ -166,25 +172,29 @@ def collect_stage(
 
     where = paths(directory)
     tasks = read_tasks(where["train"])
+    records = {str(r["task_id"]): r for _, r in _jsonl(where["accepted"])}
     store = CorpusStore(corpus)
+    toolbox = offline_toolbox(corpus)
     where["trajectories"].parent.mkdir(parents=True, exist_ok=True)
-    done = [0]
+    kept: dict[str, bool] = {}
 
     def sink(handle: Any) -> Callable[[list[dict[str, Any]], bool], None]:
-        def write(records: list[dict[str, Any]], kept: bool) -> None:
-            handle.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
-            done[0] += 1
-            if done[0] % 20 == 0:
-                say(f"collect: {done[0]} rollouts")
+        def write(rollout: list[dict[str, Any]], is_kept: bool) -> None:
+            handle.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in rollout)
+            task_id = str(rollout[0]["task_id"])
+            first = task_id not in kept
+            kept[task_id] = kept.get(task_id, False) or is_kept
+            if first and len(kept) % 20 == 0:
+                say(f"collect: {len(kept)} of {len(tasks)} tasks, {sum(kept.values())} kept")
 
         return write
 
     with atomic_path(where["trajectories"]) as partial, partial.open("w", encoding="utf-8") as out:
         report = collect(
             tasks,
-            policy_factory=ScriptedPolicy,
+            **_teachers(config, records, toolbox),
             condenser_factory=RuleCondenser,
-            toolbox=offline_toolbox(corpus),
+            toolbox=toolbox,
             budgets=config.budgets(),
             store=store,
             attempts=config.collect.attempts,
@@ -197,7 +207,14 @@ def collect_stage(
     rows = write_jsonl(where["sft"], builder.rows(rollouts))
     rl = build_rl(tasks)
     write_rl(where["rl"], rl.rows)
-    say(f"collect: {report.kept} of {report.rollouts} rollouts kept, {rows} SFT rows")
+    by_family = _kept_by_family(tasks, records, kept)
+    share = report.tasks_with_a_kept_rollout / len(tasks) if tasks else 0.0
+    say(
+        f"collect ({config.collect.teacher}): {report.tasks_with_a_kept_rollout} of {len(tasks)} "
+        f"train tasks kept ({share:.0%}); {report.kept} of {report.rollouts} rollouts kept, "
+        f"{rows} SFT rows; by family: "
+        + ", ".join(f"{f} {c['kept']}/{c['tasks']}" for f, c in by_family.items())
+    )
     if rows == 0:
         raise StageFailed(
             f"no rollout reached the reward threshold {config.collect.min_reward} "
@@ -205,9 +222,44 @@ def collect_stage(
         )
     return {
         **report.to_json(),
+        "teacher": config.collect.teacher,
+        "kept_share": share,
+        "by_family": by_family,
         "sft_rows": rows,
         "rl_rows": len(rl.rows),
         "files": {n: str(where[n]) for n in ("trajectories", "sft", "rl")},
+    }
+
+
+def _teachers(config: LoopConfig, records: dict[str, Any], toolbox: Toolbox) -> dict[str, Any]:
+    """collect's policy arguments for `collect.teacher`: the guided teacher built per task from
+    its record (and, with `collect.fallback`, the scripted researcher where its rollout is not
+    kept); or the scripted researcher."""
+    from quest.agent.scripted import ScriptedPolicy
+    from quest.training.guided import guided_teachers
+
+    if config.collect.teacher == "scripted":
+        return {"policy_factory": ScriptedPolicy}
+    teachers = guided_teachers(records, toolbox, config.budgets())
+    fallback = ScriptedPolicy if config.collect.fallback else None
+    return {"task_policy_factory": teachers, "fallback_factory": fallback}
+
+
+def _kept_by_family(
+    tasks: Iterable[TrainingTask], records: dict[str, Any], kept: dict[str, bool]
+) -> dict[str, dict[str, Any]]:
+    """{family: {tasks, kept, share}}: the train tasks of each family (the synthesizer's, from
+    the task's record) and how many have a kept rollout."""
+    counts: dict[str, list[int]] = {}
+    for task in tasks:
+        record = records.get(task.task_id) or {}
+        family = str((record.get("provenance") or {}).get("family") or "unknown")
+        count = counts.setdefault(family, [0, 0])
+        count[0] += 1
+        count[1] += kept.get(task.task_id, False)
+    return {
+        family: {"tasks": total, "kept": hits, "share": hits / total}
+        for family, (total, hits) in sorted(counts.items())
     }
 
 

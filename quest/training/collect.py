@@ -15,6 +15,12 @@ reading a hint, so its records carry the original question wherever the prompt h
 one (every session's prompt, the condenser pairs, the header) and the header says `hinted`.
 The policy's own turns are kept as written: they may still show what the hint made it look for.
 Its reward is the original tree's, as for any attempt.
+
+**Per-task policies and a fallback.** A teacher that reads each task's record (quest.training.
+guided) comes as `task_policy_factory`, called with the task, in place of `policy_factory`.
+`fallback_factory`: when no attempt of a task is kept, one rollout of this other policy (before
+the hint retry), recorded with `fallback` in its header; a teacher that solves some families
+and another that solves others then both give demonstrations. Each header names its `policy`.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from typing import Any
 
 from quest.agent.budgets import Budgets
 from quest.agent.loop import RunResult
+from quest.agent.policies import Policy
 from quest.rewards import final_answer
 from quest.rubric.documents import DocumentStore
 from quest.rubric.errors import RubricError
@@ -32,7 +39,13 @@ from quest.rubric.evaluate import check_context, leaf_verdicts
 from quest.rubric.judge import ChatClient
 from quest.rubric.reward import Reward
 from quest.tools.toolbox import Toolbox
-from quest.training.evaluate import CondenserFactory, PolicyFactory, Runner, final_output
+from quest.training.evaluate import (
+    CondenserFactory,
+    PolicyFactory,
+    Runner,
+    TaskPolicyFactory,
+    final_output,
+)
 from quest.training.rollouts import rollout_records
 from quest.training.sft import DEFAULT_MIN_REWARD
 from quest.training.tasks import TrainingTask
@@ -50,6 +63,8 @@ class CollectReport:
     dropped: int = 0  # the verifier could not run
     hinted: int = 0
     hinted_kept: int = 0
+    fallback: int = 0
+    fallback_kept: int = 0
     tasks_with_a_kept_rollout: int = 0
     reward_total: float = field(default=0.0, repr=False)  # over the scored rollouts
 
@@ -67,6 +82,8 @@ class CollectReport:
             "dropped": self.dropped,
             "hinted": self.hinted,
             "hinted_kept": self.hinted_kept,
+            "fallback": self.fallback,
+            "fallback_kept": self.fallback_kept,
             "tasks_with_a_kept_rollout": self.tasks_with_a_kept_rollout,
             "mean_reward": self.mean_reward,
         }
@@ -82,7 +99,9 @@ class Attempt:
 def collect(
     tasks: Iterable[TrainingTask],
     *,
-    policy_factory: PolicyFactory,
+    policy_factory: PolicyFactory | None = None,
+    task_policy_factory: TaskPolicyFactory | None = None,
+    fallback_factory: PolicyFactory | None = None,
     toolbox: Toolbox,
     attempts: int = 1,
     min_reward: float = DEFAULT_MIN_REWARD,
@@ -97,11 +116,16 @@ def collect(
 ) -> CollectReport:
     """Run `attempts` rollouts of each task (plus the hint retry), handing each rollout's
     records to `on_rollout` as it finishes. A stop returns the report of the rollouts
-    finished so far; the rollout it interrupted is not recorded."""
+    finished so far; the rollout it interrupted is not recorded. Exactly one of
+    `policy_factory` and `task_policy_factory` builds the attempts' policies."""
     if attempts < 1:
         raise ValueError("attempts must be at least 1")
-    runner = Runner(policy_factory, toolbox, budgets, condenser_factory, store, judge, should_stop)
-    collector = _Collector(runner, min_reward, group_prefix, on_rollout or (lambda r, k: None))
+    policy_of = _policy_of(policy_factory, task_policy_factory)
+    runner = Runner(
+        _built_by_collect, toolbox, budgets, condenser_factory, store, judge, should_stop
+    )
+    sink = on_rollout or (lambda r, k: None)
+    collector = _Collector(runner, min_reward, group_prefix, sink, policy_of, fallback_factory)
     for task in tasks:
         if runner.stopped() or not collector.task(task, attempts, hint_retry=hint_retry):
             break
@@ -110,10 +134,17 @@ def collect(
 
 class _Collector:
     def __init__(
-        self, runner: Runner, min_reward: float, group_prefix: str, sink: RolloutSink
+        self,
+        runner: Runner,
+        min_reward: float,
+        group_prefix: str,
+        sink: RolloutSink,
+        policy_of: TaskPolicyFactory,
+        fallback: PolicyFactory | None,
     ) -> None:
         self.runner, self.min_reward = runner, min_reward
         self.group_prefix, self.sink = group_prefix, sink
+        self.policy_of, self.fallback = policy_of, fallback
         self.report = CollectReport()
 
     def task(self, task: TrainingTask, attempts: int, *, hint_retry: bool) -> bool:
@@ -124,6 +155,12 @@ class _Collector:
             if attempt is None:
                 return False
             done.append(attempt)
+        if self.fallback is not None and not any(a.kept for a in done):
+            policy = self.fallback()
+            fallback = self.attempt(task, task.question, f"{task.task_id}-fallback", policy=policy)
+            if fallback is None:
+                return False
+            done.append(fallback)
         question = self.hint_retry_question(task, done) if hint_retry else None
         if question is not None:
             retry = self.attempt(task, question, f"{task.task_id}-hint", hinted=True)
@@ -145,9 +182,18 @@ class _Collector:
         return hinted_question(task.question, missed) if missed else None
 
     def attempt(
-        self, task: TrainingTask, question: str, rollout_id: str, *, hinted: bool = False
+        self,
+        task: TrainingTask,
+        question: str,
+        rollout_id: str,
+        *,
+        hinted: bool = False,
+        policy: Policy | None = None,
     ) -> Attempt | None:
-        result = self.runner.run(question, rollout_id)
+        """One rollout of the task's policy (or of `policy`, the fallback's)."""
+        fallback = policy is not None
+        policy = policy if policy is not None else self.policy_of(task)
+        result = self.runner.run(question, rollout_id, policy=policy)
         if result is None:
             return None
         reward = self.runner.reward(task, result)
@@ -158,10 +204,14 @@ class _Collector:
             group_id=self.group_prefix + task.task_id,
             reward=reward,
         )
-        records[0] = {**records[0], "kept": kept, "hinted": hinted}
+        name = getattr(policy, "name", type(policy).__name__)
+        header = {"kept": kept, "hinted": hinted, "fallback": fallback, "policy": name}
+        records[0] = {**records[0], **header}
         if hinted:
             records = with_question(records, result.question, task.question)
         self.count(reward, kept=kept, hinted=hinted)
+        self.report.fallback += fallback
+        self.report.fallback_kept += fallback and kept
         self.sink(records, kept)
         return Attempt(result, reward, kept)
 
@@ -176,6 +226,23 @@ class _Collector:
             return
         report.reward_total += reward.value
         report.below_threshold += not kept
+
+
+def _policy_of(
+    shared: PolicyFactory | None, per_task: TaskPolicyFactory | None
+) -> TaskPolicyFactory:
+    """Each task's policy: a fresh one of the shared factory, or the one built for the task."""
+    if per_task is not None and shared is None:
+        return per_task
+    if shared is not None and per_task is None:
+        return lambda task: shared()
+    raise ValueError("give exactly one of policy_factory and task_policy_factory")
+
+
+def _built_by_collect() -> Policy:
+    """The runner's own factory in collect, never called: collect builds every rollout's
+    policy (a task's, or the fallback's) and hands it to the run."""
+    raise TypeError("collect builds each rollout's policy and hands it to the runner")
 
 
 def best_attempt(attempts: list[Attempt]) -> Attempt:

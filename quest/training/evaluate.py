@@ -37,6 +37,8 @@ from quest.tools.toolbox import Toolbox
 from quest.training.tasks import TrainingTask
 
 PolicyFactory = Callable[[], Policy]
+# A policy built for one task: a teacher that reads the task's record (quest.training.guided).
+TaskPolicyFactory = Callable[[TrainingTask], Policy]
 CondenserFactory = Callable[[], Condenser]
 ANSWER_EXCERPT = 2_000
 RESAMPLES = 10_000
@@ -85,12 +87,16 @@ class Runner:
     def stopped(self) -> bool:
         return self.should_stop is not None and self.should_stop()
 
-    def run(self, question: str, rollout_id: str | None = None) -> RunResult | None:
-        """The run, or None when a stop cut it short: half a run is not a result."""
+    def run(
+        self, question: str, rollout_id: str | None = None, *, policy: Policy | None = None
+    ) -> RunResult | None:
+        """The run, or None when a stop cut it short: half a run is not a result. `policy`:
+        the caller built this run's policy itself (one per task); else a fresh one from the
+        factory."""
         condenser = self.condenser_factory() if self.condenser_factory is not None else None
         result = run_agent(
             question,
-            policy=self.policy_factory(),
+            policy=policy if policy is not None else self.policy_factory(),
             toolbox=self.toolbox,
             condenser=condenser,
             budgets=self.budgets,
