@@ -1,4 +1,4 @@
-"""`python -m quest loop --out DIR [--minutes 60] [--tasks 300] [--seed S] [--auto-accept-sound]`:
+"""`python -m quest loop --out DIR [--minutes 140] [--tasks 220] [--seed S] [--auto-accept-sound]`:
 the whole recipe offline, resumable (quest.loop.runner).
 
     python -m quest loop --out var/loop --auto-accept-sound          # the hour on a CPU
@@ -32,7 +32,7 @@ def register(subparsers: Any) -> None:
         "loop", help="the whole recipe: synthesize, gate, collect, SFT, GRPO, evaluate, report"
     )
     parser.add_argument("--out", required=True, metavar="DIR", help="the loop's directory")
-    parser.add_argument("--minutes", type=float, help="the time budget (default 60)")
+    parser.add_argument("--minutes", type=float, help="the time budget (default 140)")
     parser.add_argument(
         "--tasks", type=int, help="proposals to synthesize in the train world (default 220)"
     )

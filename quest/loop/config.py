@@ -111,16 +111,17 @@ class SFTStage(_Strict):
 
 
 class GRPOStage(_Strict):
-    max_steps: int = Field(default=10, ge=0)  # 0: no GRPO stage
+    # 24 steps of 2 prompts: 48 train tasks rolled out, the practised slice's 40 among them.
+    max_steps: int = Field(default=24, ge=0)  # 0: no GRPO stage
     share: float = Field(default=0.55, gt=0, le=1)  # of the budget, counted from the loop's start
     params: GRPOParams = GRPOParams(
-        num_generations=4, prompts_per_step=1, learning_rate=2e-6, temperature=0.8
+        num_generations=4, prompts_per_step=2, learning_rate=1e-5, temperature=0.8
     )
 
 
 class EvalStage(_Strict):
-    tasks: int = Field(default=40, ge=1)  # held-out tasks each model is evaluated on
-    family_tasks: int = Field(default=20, ge=0)  # and out-of-family tasks (0: none)
+    tasks: int = Field(default=60, ge=1)  # held-out tasks each model is evaluated on
+    family_tasks: int = Field(default=30, ge=0)  # and out-of-family tasks (0: none)
     # and train tasks GRPO rolled out on, again greedy (0: none): does the optimisation work on
     # what it practised, before the other slices ask whether it generalises?
     practised_tasks: int = Field(default=40, ge=0)
@@ -130,7 +131,10 @@ class EvalStage(_Strict):
 
 class LoopConfig(_Strict):
     seed: int = 0
-    minutes: float = Field(default=60.0, gt=0)
+    minutes: float = Field(default=140.0, gt=0)
+    # bf16 autocast for training and evaluation where the hardware computes bf16 and a parity
+    # check holds (quest.training.precision); every model of a loop is evaluated in the same.
+    precision: Literal["auto", "bf16", "fp32"] = "auto"
     gate: Literal["auto-accept-sound", "human"] = "human"
     model: str = SMOLLM2  # the base: tiny | smollm2 | a model directory
     rollout: RolloutBudgets = RolloutBudgets(

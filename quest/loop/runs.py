@@ -38,6 +38,7 @@ def sft_config(directory: Path, config: LoopConfig) -> TrainConfig:
         max_steps=config.sft.max_steps,
         save_steps=5,
         resumable=True,
+        precision=config.precision,
         seed=config.seed,
         sft=config.sft.params,
         lora=config.lora,
@@ -54,6 +55,7 @@ def grpo_config(directory: Path, config: LoopConfig, model: str, corpus: Path) -
         max_steps=max(1, config.grpo.max_steps),
         save_steps=2,
         resumable=True,
+        precision=config.precision,
         seed=config.seed,
         grpo=config.grpo.params,
         rollout=config.rollout,
@@ -251,6 +253,7 @@ class Evaluation:
             batch=self.config.eval.batch,
             on_task=shown,
             seed=self.config.seed,
+            precision=self.config.precision,
         )
         file = self.folder / f"{name}{suffix}.json"
         report = {"model": model, **summarize(scores), "scores": [s.to_dict() for s in scores]}

@@ -38,20 +38,25 @@ def evaluate_model(
     batch: int = MAX_BATCH,
     on_task: Callable[[int, TaskScore], None] | None = None,
     seed: int = 0,
+    precision: str = "fp32",
 ) -> list[TaskScore]:
-    """Every task's score, in the tasks' order; `on_task(index, score)` as each one ends."""
+    """Every task's score, in the tasks' order; `on_task(index, score)` as each one ends.
+    `precision` auto samples under bf16 autocast where training would (quest.training
+    .precision); models compared with each other should be evaluated in the same one."""
     import torch
 
     from quest.training.models import load_model
+    from quest.training.precision import choose
 
     torch.manual_seed(seed)
     model, tokenizer = load_model(model_name, seed=seed)
     model.eval()
+    autocast = choose(precision, model, tokenizer).autocast
     scores: list[TaskScore | None] = [None] * len(tasks)
     lock = threading.Lock()
     for start in range(0, len(tasks), max(1, batch)):
         wave = list(enumerate(tasks))[start : start + max(1, batch)]
-        sampler = BatchSampler(model, tokenizer, temperature, logprobs=False)
+        sampler = BatchSampler(model, tokenizer, temperature, logprobs=False, autocast=autocast)
         sampler.expect(len(wave))
 
         def one(item: tuple[int, TrainingTask], sampler: BatchSampler = sampler) -> None:

@@ -17,7 +17,7 @@ from quest.training.records import write_jsonl
 
 def test_the_defaults_are_the_cpu_hour() -> None:
     config = LoopConfig()
-    assert config.minutes == 60 and config.synth.tasks == 220 and config.eval.tasks == 40
+    assert config.minutes == 140 and config.synth.tasks == 220 and config.eval.tasks == 60
     assert config.synth.split == "worlds" and config.synth.heldout_tasks == 100
     assert config.model == "smollm2" and config.gate == "human"
     assert config.budgets().max_turns == config.rollout.max_turns
