@@ -132,7 +132,8 @@ class EvalStage(_Strict):
     # Sessions sampled together. Memory grows with it and with the context: 40 SFT-model
     # sessions of up to 4 turns with 2,000-character tool outputs (each prefilled padded to the
     # longest, their keys and values kept for the next turn) passed 24 GB on the CPU and the
-    # process was killed; 12 fit.
+    # process was killed; with 12 it was killed too, after 36 of 60 tasks (memory grows from
+    # wave to wave: README "The whole recipe in one command").
     batch: int = Field(default=12, ge=1, le=256)
 
 
