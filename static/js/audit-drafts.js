@@ -3,11 +3,12 @@
  *
  * The server numbers the draft's revisions and every save sends the revision it was based on. A
  * save from a tab that fell behind is refused (409) with the stored draft and, node by node, what
- * changed here and what changed elsewhere since. When only one side changed anything the page
- * takes the server's merge by itself; when both did, the merge dialog says so, merges the
- * one-sided changes and asks about each node changed on both sides (1 keeps mine, 2 takes theirs,
- * m / t for all of them). The copy in localStorage (for reloads) carries its revision too, so an
- * old copy goes through the same merge instead of overwriting newer work.
+ * changed here and what changed elsewhere since. A change made on one side only (this tab
+ * judged one node, the other tab another) is in the server's merge: the page takes it by itself
+ * and the status line says how many changes came from elsewhere. Only a node (or the decision or
+ * comment) changed on both sides opens the merge dialog, which asks about each of them (1 keeps
+ * mine, 2 takes theirs, m / t for all of them). The copy in localStorage (for reloads) carries
+ * its revision too, so an old copy goes through the same merge instead of overwriting newer work.
  *
  * audit.js calls window.questwebAuditDrafts(page) once, with the page's state and helpers.
  */
@@ -43,6 +44,7 @@
     let choices = {};
     let picked = 0;
     let refusedSubmit = false;
+    let mergedNote = "";  // what a silent merge took from elsewhere, for the next status line
 
     const content = () => ({ version: state.version, verdicts: state.verdicts, decision: state.decision, comment: state.comment });
     const sameWork = (a, b) => canonical([a.verdicts || {}, a.decision || "", a.comment || ""]) === canonical([b.verdicts || {}, b.decision || "", b.comment || ""]);
@@ -88,12 +90,18 @@
       else { saveState("not saved on the server"); say(result.data.detail || "the draft could not be saved", "error"); }
     }
 
+    // The status line, followed by what the last silent merge took from elsewhere.
+    function status(text) {
+      saveState(mergedNote ? `${text} · ${mergedNote}` : text);
+      mergedNote = "";
+    }
+
     function saved(data, sent) {
       revision = data.draft_revision;
       keepLocal();
       if (sent === edits) {
         unsaved = false;
-        saveState(`saved ${auditTime(new Date())}`);
+        status(`saved ${auditTime(new Date())}`);
       }
       const lock = document.getElementById("lock");
       lock.dateTime = data.lock_expires_at;
@@ -109,15 +117,19 @@
 
     /* ---- refused: merge by itself, or ask ---------------------------------------------- */
 
+    const changes = (n) => `${n} change${n === 1 ? "" : "s"}`;
+    const onlyElsewhere = (body) => [...body.nodes, ...body.fields].filter((d) => d.changed_elsewhere && !d.changed_here).length;
+
+    // Only the same node (or task field) changed on both sides needs the annotator: every other
+    // difference has one side to take, and the server's merge took it.
     function refused(body, sent) {
       if (sent !== edits) { saveAgain = true; return; }  // changed meanwhile: ask again with it
       saveState("not saved: changed elsewhere");
-      const differences = [...body.nodes, ...body.fields];
-      const here = differences.some((d) => d.changed_here);
-      const elsewhere = differences.some((d) => d.changed_elsewhere);
-      if (here && elsewhere) { pending = { body, sent }; showWhenFree(); return; }
+      if ([...body.nodes, ...body.fields].some((d) => d.conflict)) { pending = { body, sent }; showWhenFree(); return; }
+      const theirs = onlyElsewhere(body);
+      mergedNote = theirs ? `merged ${changes(theirs)} from another tab or device` : "";
       merge(body, {});
-      tell(elsewhere ? `Loaded revision ${body.draft_revision} of your draft, saved in another tab or on another device; this tab had no changes of its own.` : "");
+      tell("");
     }
 
     function tell(text) {
@@ -145,7 +157,7 @@
       page.replaced();
       if (keepsMine) { save(); return; }
       unsaved = false;
-      saveState("up to date");
+      status("up to date");
     }
 
     function showWhenFree() {
@@ -191,15 +203,11 @@
       return li;
     }
 
-    const changes = (n) => `${n} change${n === 1 ? "" : "s"}`;
-
     function summary(body, conflicts) {
-      const differences = [...body.nodes, ...body.fields];
-      const theirs = differences.filter((d) => d.changed_elsewhere && !d.changed_here).length;
-      const mine = differences.filter((d) => d.changed_here && !d.changed_elsewhere).length;
+      const theirs = onlyElsewhere(body);
+      const mine = [...body.nodes, ...body.fields].filter((d) => d.changed_here && !d.changed_elsewhere).length;
       const parts = [theirs && `${changes(theirs)} made elsewhere`, mine && `${changes(mine)} of yours`].filter(Boolean);
       const merged = parts.length ? `Merged by themselves: ${parts.join(" and ")}. ` : "";
-      if (!conflicts.length) return `${merged}Nothing was changed on both sides: Enter saves both.`;
       return `${merged}${changes(conflicts.length)} on both sides — keep yours or take theirs:`;
     }
 
@@ -210,10 +218,8 @@
       $(".merge-summary").textContent = summary(body, conflicts);
       $(".merge-rows").replaceChildren(...conflicts.map(mergeRow));
       $(".merge-error").textContent = "";
-      [".merge-rows", ".merge-keys", "[data-merge=mine]", "[data-merge=theirs]"].forEach((s) => { $(s).hidden = !conflicts.length; });
       if (!dialog.open) dialog.showModal();
       focusMerge(0);
-      if (!conflicts.length) $("[data-merge=save]").focus();
     }
 
     function mergeRows() { return [...dialog.querySelectorAll(".mrow")]; }

@@ -1,9 +1,10 @@
-"""One annotator, one task, two tabs of the same browser: neither tab's autosave may silently
-overwrite the other's work; the tab that fell behind merges, by keyboard."""
+"""One annotator, one task, two tabs of the same browser (or two devices): neither tab's
+autosave may silently overwrite the other's work. Changes made in one tab only merge by
+themselves; a node changed in both is settled in the merge dialog, by keyboard."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -11,12 +12,14 @@ import pytest
 from apps.accounts.models import User
 from apps.audit.models import Assignment
 from tests.browser.audit_setup import demo_assignment
+from tests.browser.test_task_pages import _login
 from tests.factories import PASSWORD
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 SAVED = "#save-state:text-matches('^saved ')"
 MERGE = "#dlg-draft-conflict"
+MERGED_ONE = "#save-state:has-text('merged 1 change from another tab or device')"
 
 
 def _keys(page: Any, *keys: str) -> None:
@@ -42,6 +45,28 @@ def _two_tabs(live_server: Any, page: Any, make_user: Callable[..., User]) -> tu
     return page, other
 
 
+@pytest.fixture
+def device(browser: Any) -> Iterator[Callable[[], Any]]:
+    """A page in a browser context of its own: another device, with its own localStorage."""
+    contexts: list[Any] = []
+
+    def new() -> Any:
+        contexts.append(browser.new_context())
+        tab = contexts[-1].new_page()
+        tab.set_default_timeout(15_000)
+        return tab
+
+    yield new
+    for context in contexts:
+        context.close()
+
+
+def _open(tab: Any, live_server: Any, annotator: User, assignment: Assignment) -> Any:
+    _login(tab, live_server.url, annotator, f"/audit/a/{assignment.pk}/")
+    tab.wait_for_selector("#audit[data-ready]")
+    return tab
+
+
 def _nodes(tab: Any) -> list[str]:
     return list(tab.eval_on_selector_all(".anode", "els => els.map(e => e.dataset.node)"))
 
@@ -50,7 +75,7 @@ def _badge(tab: Any, node: str) -> str:
     return str(tab.inner_text(f".anode[data-node='{node}'] .vbadge"))
 
 
-def test_a_tab_that_fell_behind_merges_instead_of_overwriting_and_both_verdicts_stay(
+def test_a_tab_that_fell_behind_takes_the_other_tabs_change_without_asking(
     live_server: Any, page: Any, make_user: Callable[..., User]
 ) -> None:
     tab_a, tab_b = _two_tabs(live_server, page, make_user)
@@ -60,22 +85,10 @@ def test_a_tab_that_fell_behind_merges_instead_of_overwriting_and_both_verdicts_
     tab_a.wait_for_selector(SAVED)
 
     _keys(tab_b, "j", "2", "1")  # B, still on revision 0: the second is wrong (error type 1)
-    tab_b.wait_for_selector(f"{MERGE}[open]")
-    told = tab_b.inner_text(MERGE)
-    assert "Your draft changed elsewhere" in told
-    assert (
-        "Revision 1 of this draft was saved in another tab or on another device "
-        "while you worked on revision 0" in told
-    )
-    assert "1 change made elsewhere and 1 change of yours" in told
-    assert "Nothing was changed on both sides" in told
-    assert tab_b.inner_text("#save-state") == "not saved: changed elsewhere"
-    assert _badge(tab_b, first) == "", "nothing is taken before the annotator merges"
-
-    _keys(tab_b, "Enter")  # merge: keep both
-    tab_b.wait_for_selector(SAVED)
-    assert not tab_b.is_visible(MERGE)
-    assert "Merged your draft with revision 1" in tab_b.inner_text("#notice")
+    tab_b.wait_for_selector(MERGED_ONE)  # each node changed in one tab only: nothing to ask
+    assert tab_b.inner_text("#save-state").startswith("saved ")
+    assert not tab_b.is_visible(MERGE) and not tab_b.is_visible("#notice")
+    assert _badge(tab_b, first) == "✓ correct", "the other tab's verdict shows at once"
 
     for tab in (tab_a, tab_b):
         tab.reload()
@@ -84,6 +97,29 @@ def test_a_tab_that_fell_behind_merges_instead_of_overwriting_and_both_verdicts_
         assert _badge(tab, first) == "✓ correct"
         assert _badge(tab, second).startswith("✗ wrong")
     assert Assignment.objects.get().draft_revision == 2
+
+
+def test_two_devices_merge_by_themselves_until_both_change_the_same_node(
+    live_server: Any, device: Callable[[], Any], make_user: Callable[..., User]
+) -> None:
+    annotator, assignment = demo_assignment(make_user, "Two devices")
+    laptop, phone = (_open(device(), live_server, annotator, assignment) for _ in range(2))
+    first, second = _nodes(laptop)[:2]
+
+    _keys(laptop, "1")  # the laptop: the first node is correct (revision 1), focus on the second
+    laptop.wait_for_selector(SAVED)
+    _keys(phone, "j", "3")  # the phone, on revision 0: the second is unverifiable
+    phone.wait_for_selector(MERGED_ONE)
+    assert not phone.is_visible(MERGE)
+    assert (_badge(phone, first), _badge(phone, second)) == ("✓ correct", "? unverifiable")
+
+    _keys(laptop, "2", "1")  # the laptop, on revision 1: the second is wrong; a real conflict
+    laptop.wait_for_selector(f"{MERGE}[open]")
+    rows = laptop.locator(f"{MERGE} .mrow")
+    assert rows.count() == 1
+    row = rows.nth(0).inner_text()
+    assert second in row and "mine: ✗ wrong" in row and "theirs: ? unverifiable" in row
+    assert laptop.inner_text("#save-state") == "not saved: changed elsewhere"
 
 
 def test_nodes_changed_in_both_tabs_are_settled_one_by_one_with_the_keyboard(
