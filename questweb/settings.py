@@ -54,6 +54,7 @@ MIDDLEWARE = [
     # Before CSRF: a body over DATA_UPLOAD_MAX_MEMORY_SIZE is a 413, not the 400 Django makes of it.
     "questweb.middleware.RequestSizeMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
+    "questweb.middleware.Utf8InputMiddleware",
     "questweb.middleware.StorableInputMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",

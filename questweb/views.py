@@ -52,7 +52,9 @@ def home(request: HttpRequest) -> HttpResponse:
 @require_GET
 @never_cache
 def healthz(request: HttpRequest) -> JsonResponse:
-    healthy, report = health_report()
+    # Anyone (a load balancer, a monitor) reads the state of each part; details are for admins.
+    details = request.user.has_perm(ROLE_REQUIREMENT[Role.ADMIN])
+    healthy, report = health_report(details=details)
     return JsonResponse(report, status=200 if healthy else 503)
 
 

@@ -1,7 +1,8 @@
 from __future__ import annotations
 
+import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -10,9 +11,20 @@ import redis
 from django.db import connection
 from django.test import Client
 
+from apps.accounts.models import User
 from workers import heartbeat
 
 pytestmark = pytest.mark.django_db
+
+PUBLIC_KEYS = {"status", "db", "broker", "worker", "queues", "python_sandbox"}
+ADMIN_KEYS = PUBLIC_KEYS | {"version", "mode", "busy_with"}
+
+
+@pytest.fixture
+def admin_session(client: Client, make_user: Callable[..., User]) -> Client:
+    """A browser signed in with the admin role: the one that reads /healthz's details."""
+    client.force_login(make_user("admin"))
+    return client
 
 
 def test_healthz_reports_no_worker_when_no_queue_ever_answered(
@@ -20,9 +32,21 @@ def test_healthz_reports_no_worker_when_no_queue_ever_answered(
 ) -> None:
     response = client.get("/healthz")
     assert response.status_code == 200
-    body = response.json()
-    assert (body["db"], body["broker"], body["worker"]) == ("ok", "ok", "none")
-    assert body["version"] == "0.1.0"
+    assert response.json() == {
+        "status": "ok",
+        "db": "ok",
+        "broker": "ok",
+        "worker": "none",
+        "queues": {"default": "none", "cpu": "none", "gpu": "none"},
+        "python_sandbox": "ok",
+    }
+
+
+def test_healthz_tells_an_admin_the_version_and_mode(
+    admin_session: Client, redis_client: redis.Redis
+) -> None:
+    body = admin_session.get("/healthz").json()
+    assert (body["version"], body["mode"]) == ("0.1.0", "cluster")
 
 
 def test_healthz_reports_that_the_python_sandbox_works(
@@ -31,17 +55,23 @@ def test_healthz_reports_that_the_python_sandbox_works(
     assert client.get("/healthz").json()["python_sandbox"] == "ok"
 
 
-def test_healthz_stays_healthy_and_says_why_when_the_python_sandbox_is_off(
-    client: Client, redis_client: redis.Redis, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+def test_healthz_stays_healthy_and_tells_an_admin_why_the_python_sandbox_is_off(
+    client: Client,
+    admin_session: Client,
+    redis_client: redis.Redis,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
 ) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))  # a machine without bubblewrap
 
-    response = client.get("/healthz")
+    response = admin_session.get("/healthz")
 
     assert response.status_code == 200
     assert response.json()["python_sandbox"] == (
         "off: no executable 'bwrap' was found (install the Debian package bubblewrap)"
     )
+    admin_session.logout()
+    assert client.get("/healthz").json()["python_sandbox"] == "off"
 
 
 def test_healthz_reports_a_stale_worker_when_the_last_heartbeat_is_old(
@@ -134,13 +164,13 @@ def _running_job(*, reported_ago: float) -> Any:
 
 
 def test_healthz_says_the_gpu_queue_is_busy_with_the_job_its_solo_worker_is_training(
-    client: Client, redis_client: redis.Redis
+    admin_session: Client, redis_client: redis.Redis
 ) -> None:
     long_ago = time.time() - heartbeat.STALE_AFTER_SECONDS - 600
     heartbeat.record(redis_client, queue="gpu", hostname="gpu1", now=long_ago)
     job = _running_job(reported_ago=5)
 
-    body = client.get("/healthz").json()
+    body = admin_session.get("/healthz").json()
 
     assert body["queues"]["gpu"] == "busy"
     assert body["busy_with"] == {
@@ -154,20 +184,20 @@ def test_healthz_says_the_gpu_queue_is_busy_with_the_job_its_solo_worker_is_trai
 
 
 def test_healthz_keeps_the_gpu_queue_stale_when_its_running_job_stopped_reporting(
-    client: Client, redis_client: redis.Redis, settings: Any
+    admin_session: Client, redis_client: redis.Redis, settings: Any
 ) -> None:
     long_ago = time.time() - heartbeat.STALE_AFTER_SECONDS - 600
     heartbeat.record(redis_client, queue="gpu", hostname="gpu1", now=long_ago)
     _running_job(reported_ago=settings.TRAINING_STALL_SECONDS + 60)
 
-    body = client.get("/healthz").json()
+    body = admin_session.get("/healthz").json()
 
     assert body["queues"]["gpu"] == "stale"
     assert body["busy_with"] == {}
 
 
 def test_healthz_names_a_running_evaluation_by_its_checkpoint(
-    client: Client, redis_client: redis.Redis
+    admin_session: Client, redis_client: redis.Redis
 ) -> None:
     from django.utils import timezone
 
@@ -178,7 +208,7 @@ def test_healthz_names_a_running_evaluation_by_its_checkpoint(
         checkpoint="var/training/runs/3/final", status=Status.RUNNING, active_at=timezone.now()
     )
 
-    body = client.get("/healthz").json()
+    body = admin_session.get("/healthz").json()
 
     assert body["queues"]["gpu"] == "busy"
     assert body["busy_with"]["gpu"] == {
@@ -187,3 +217,50 @@ def test_healthz_names_a_running_evaluation_by_its_checkpoint(
         "name": "var/training/runs/3/final",
         "url": f"/training/evaluations/{evaluation.pk}/",
     }
+
+
+def _busy_evaluating(redis_client: redis.Redis, checkpoint: str) -> None:
+    from django.utils import timezone
+
+    from apps.training.models import Evaluation, Status
+
+    heartbeat.record(redis_client, queue="gpu", hostname="gpu1", now=time.time() - 3600)
+    Evaluation.objects.create(
+        checkpoint=checkpoint, status=Status.RUNNING, active_at=timezone.now()
+    )
+
+
+@pytest.mark.parametrize("role", [None, "viewer", "reviewer"])
+def test_healthz_tells_anyone_but_an_admin_only_the_state_of_each_part(
+    client: Client,
+    redis_client: redis.Redis,
+    make_user: Callable[..., User],
+    settings: Any,
+    tmp_path: Path,
+    role: str | None,
+) -> None:
+    settings.TRAINING_DIR = tmp_path / "training"
+    _busy_evaluating(redis_client, str(tmp_path / "training" / "runs" / "3" / "final"))
+    if role is not None:
+        client.force_login(make_user(role))
+
+    response = client.get("/healthz")
+
+    body = response.json()
+    assert set(body) == PUBLIC_KEYS
+    assert body["queues"] == {"default": "none", "cpu": "none", "gpu": "busy"}
+    assert "/" not in response.content.decode()  # no path, no url, nothing of the server's
+    assert str(tmp_path) not in response.content.decode()
+
+
+def test_healthz_tells_an_admin_what_the_gpu_runs_relative_to_the_training_directory(
+    admin_session: Client, redis_client: redis.Redis, settings: Any, tmp_path: Path
+) -> None:
+    settings.TRAINING_DIR = tmp_path / "training"
+    _busy_evaluating(redis_client, str(tmp_path / "training" / "runs" / "3" / "final"))
+
+    body = admin_session.get("/healthz").json()
+
+    assert set(body) == ADMIN_KEYS
+    assert body["busy_with"]["gpu"]["name"] == "runs/3/final"
+    assert str(tmp_path) not in json.dumps(body)

@@ -1,12 +1,15 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django.http import HttpRequest
 from ninja import Router, Status
 
 from apps.accounts import selectors, services
 from apps.accounts.models import ApiToken, User
 from apps.accounts.schemas import MeOut, RolesIn, TokenCreatedOut, TokenIn, TokenOut, UserOut
-from apps.common.schemas import Id, errors
+from apps.common.pagination import WAS_A_BARE_LIST, Page, PageSize, paginate
+from apps.common.schemas import Id, PageNumber, errors
 
 router = Router(tags=["accounts"])
 
@@ -44,11 +47,15 @@ def me(request: HttpRequest) -> MeOut:
 
 @router.get(
     "/tokens",
-    response={200: list[TokenOut], **errors()},
+    response={200: Page[TokenOut], **errors(404, 422)},
     summary="Your API tokens (never the secrets)",
+    description=WAS_A_BARE_LIST,
 )
-def tokens_list(request: HttpRequest) -> list[TokenOut]:
-    return [_token_out(t) for t in selectors.token_list(user=request.auth)]  # type: ignore[attr-defined]
+def tokens_list(
+    request: HttpRequest, page: PageNumber = 1, page_size: PageSize = 100
+) -> dict[str, Any]:
+    tokens = selectors.token_list(user=request.auth)  # type: ignore[attr-defined]
+    return paginate(request, tokens, page=page, page_size=page_size, out=_token_out)
 
 
 @router.post(
@@ -78,11 +85,15 @@ def tokens_revoke(request: HttpRequest, token_id: Id) -> Status[None]:
 
 @router.get(
     "/users",
-    response={200: list[UserOut], **errors(403)},
+    response={200: Page[UserOut], **errors(403, 404, 422)},
     summary="All users with their roles (admin)",
+    description=WAS_A_BARE_LIST,
 )
-def users_list(request: HttpRequest) -> list[UserOut]:
-    return [_user_out(u) for u in selectors.user_list(actor=request.auth)]  # type: ignore[attr-defined]
+def users_list(
+    request: HttpRequest, page: PageNumber = 1, page_size: PageSize = 100
+) -> dict[str, Any]:
+    users = selectors.user_list(actor=request.auth)  # type: ignore[attr-defined]
+    return paginate(request, users, page=page, page_size=page_size, out=_user_out)
 
 
 @router.put(

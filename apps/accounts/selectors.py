@@ -27,7 +27,7 @@ def user_capabilities(*, user: User) -> list[str]:
 
 
 def token_list(*, user: User) -> QuerySet[ApiToken]:
-    return ApiToken.objects.filter(user=user)
+    return ApiToken.objects.filter(user=user).order_by("-created_at", "-pk")
 
 
 def user_list(*, actor: User) -> QuerySet[User]:

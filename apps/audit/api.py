@@ -37,13 +37,28 @@ from apps.audit.schemas import (
     SubmissionIn,
     TrainingPageOut,
 )
+from apps.audit.selectors.review import Dispute
 from apps.audit.streaming import stream_response
-from apps.common.schemas import INTEGER_MAX, ErrorOut, Id, errors
+from apps.common.errors import Invalid
+from apps.common.pagination import (
+    WAS_A_BARE_LIST,
+    Limit,
+    Offset,
+    Page,
+    PageSize,
+    paginate,
+    paginate_offset,
+)
+from apps.common.schemas import ErrorOut, Id, PageNumber, errors
 
 router = Router(tags=["audit"])
 
-Offset = Annotated[int, Field(ge=0, le=INTEGER_MAX)]
-Limit = Annotated[int, Field(ge=1, le=1000)]
+OldOffset = Annotated[
+    Offset | None, Field(description="Deprecated (issue 38): send page; kept for one release")
+]
+OldLimit = Annotated[
+    Limit | None, Field(description="Deprecated (issue 38): send page_size; kept for one release")
+]
 BINARY = {"schema": {"type": "string", "format": "binary"}}
 
 
@@ -53,14 +68,19 @@ def _user(request: HttpRequest) -> Any:
 
 @router.get(
     "/audit/campaigns",
-    response={200: list[CampaignOut], **errors(403, 422)},
+    response={200: Page[CampaignOut], **errors(403, 404, 422)},
     summary="Campaigns open to you (status: open, closed or all; default all)",
+    description=WAS_A_BARE_LIST,
 )
 def campaigns_list(
-    request: HttpRequest, status: Literal["open", "closed", "all"] = "all"
-) -> list[dict[str, Any]]:
+    request: HttpRequest,
+    status: Literal["open", "closed", "all"] = "all",
+    page: PageNumber = 1,
+    page_size: PageSize = 100,
+) -> dict[str, Any]:
     campaigns = selectors.campaign_list(user=_user(request), status=status)
-    return [api_out.campaign_out(c) for c in campaigns]
+    out = api_out.campaign_out
+    return paginate(request, campaigns, page=page, page_size=page_size, out=out)
 
 
 @router.post(
@@ -134,16 +154,22 @@ def campaigns_claim(request: HttpRequest, campaign_id: Id) -> Any:
 
 @router.get(
     "/audit/assignments",
-    response={200: list[AssignmentOut], **errors(403, 422)},
-    summary="Your assignments",
+    response={200: Page[AssignmentOut], **errors(403, 404, 422)},
+    summary="Your assignments, newest claim first",
+    description=WAS_A_BARE_LIST,
 )
 def assignments_list(
-    request: HttpRequest, campaign_id: Id | None = None, annotator_id: Id | None = None
-) -> list[dict[str, Any]]:
+    request: HttpRequest,
+    campaign_id: Id | None = None,
+    annotator_id: Id | None = None,
+    page: PageNumber = 1,
+    page_size: PageSize = 100,
+) -> dict[str, Any]:
     rows = selectors.assignment_list(
         user=_user(request), campaign_id=campaign_id, annotator_id=annotator_id
     )
-    return [api_out.assignment_out(a) for a in rows[:1000]]
+    out = api_out.assignment_out
+    return paginate(request, rows, page=page, page_size=page_size, out=out)
 
 
 @router.get(
@@ -297,21 +323,27 @@ def campaigns_agreement(request: HttpRequest, campaign_id: Id) -> dict[str, Any]
 
 @router.get(
     "/audit/campaigns/{campaign_id}/disputes",
-    response={200: list[DisputeOut], **errors(403, 422)},
-    summary="Disagreements for a reviewer (reviewer)",
+    response={200: Page[DisputeOut], **errors(403, 404, 422)},
+    summary="Disagreements for a reviewer, disputed decisions first (reviewer)",
+    description=WAS_A_BARE_LIST,
 )
-def campaigns_disputes(request: HttpRequest, campaign_id: Id) -> list[dict[str, Any]]:
-    return [
-        {
-            "item_id": d.item.pk,
-            "task_id": d.item.task_id,
-            "question": d.item.task.question,
-            "state": d.item.state,
-            "decision_disputed": d.decision_disputed,
-            "open_nodes": d.open_nodes,
-        }
-        for d in selectors.dispute_list(user=_user(request), campaign_id=campaign_id)
-    ]
+def campaigns_disputes(
+    request: HttpRequest, campaign_id: Id, page: PageNumber = 1, page_size: PageSize = 100
+) -> dict[str, Any]:
+    disputes = selectors.dispute_list(user=_user(request), campaign_id=campaign_id)
+    return paginate(request, disputes, page=page, page_size=page_size, out=_dispute_out)
+
+
+def _dispute_out(dispute: Dispute) -> dict[str, Any]:
+    item = dispute.item
+    return {
+        "item_id": item.pk,
+        "task_id": item.task_id,
+        "question": item.task.question,
+        "state": item.state,
+        "decision_disputed": dispute.decision_disputed,
+        "open_nodes": dispute.open_nodes,
+    }
 
 
 @router.get(
@@ -382,19 +414,33 @@ def judge_solutions(request: HttpRequest, campaign_id: Id) -> Status[dict[str, i
 
 @router.get(
     "/audit/training-tasks",
-    response={200: TrainingPageOut, **errors(403, 422)},
+    response={200: TrainingPageOut, **errors(403, 404, 422)},
     summary="The training gate: accepted, probed-sound tasks with the version to train on",
+    description="One page of the list envelope. `offset` and `limit` are deprecated (issue 38): "
+    "they still page, with `next` and `previous` in their terms, for one release; send `page` "
+    "and `page_size` instead (not both ways at once).",
 )
-def training_tasks(request: HttpRequest, offset: Offset = 0, limit: Limit = 100) -> dict[str, Any]:
+def training_tasks(
+    request: HttpRequest,
+    page: PageNumber | None = None,
+    page_size: PageSize = 100,
+    offset: OldOffset = None,
+    limit: OldLimit = None,
+) -> dict[str, Any]:
     qs = selectors.training_task_list(user=_user(request))
-    numbers = qs.values_list("pk", "question", "audit_state", "gated_version_number")
-    return {
-        "count": qs.count(),
-        "results": [
-            {"task_id": pk, "question": q, "audit_state": s, "version": n}
-            for pk, q, s, n in numbers[offset : offset + limit]
-        ],
-    }
+    rows = qs.values_list("pk", "question", "audit_state", "gated_version_number")
+    if offset is None and limit is None:
+        return paginate(request, rows, page=page or 1, page_size=page_size, out=_training_task)
+    if page is not None:
+        raise Invalid("page and offset/limit are two ways to page: send one of them")
+    return paginate_offset(
+        request, rows, offset=offset or 0, limit=limit or page_size, out=_training_task
+    )
+
+
+def _training_task(row: tuple[int, str, str, int]) -> dict[str, Any]:
+    pk, question, audit_state, version = row
+    return {"task_id": pk, "question": question, "audit_state": audit_state, "version": version}
 
 
 @router.get(

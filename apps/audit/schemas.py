@@ -17,6 +17,7 @@ from apps.audit.services.campaigns import (
     MAX_CAMPAIGN_TASKS,
     MAX_LOCK_MINUTES,
 )
+from apps.common.pagination import Page
 from apps.common.schemas import Id, JsonObject, Revision, Text, VersionNumber
 from apps.rubrics.models import AuditState
 from apps.rubrics.schemas import ChangeOut
@@ -380,6 +381,5 @@ class TrainingTaskOut(Schema):
     version: int
 
 
-class TrainingPageOut(Schema):
-    count: int
-    results: list[TrainingTaskOut]
+class TrainingPageOut(Page[TrainingTaskOut]):
+    """A page of the tasks the training gate lets through."""

@@ -6,7 +6,8 @@ from django.http import HttpRequest
 from ninja import Field, File, Router, Status
 from ninja.files import UploadedFile
 
-from apps.common.schemas import Id, errors
+from apps.common.pagination import WAS_A_BARE_LIST, Page, PageSize, paginate
+from apps.common.schemas import Id, PageNumber, errors
 from apps.corpus import selectors, services
 from apps.corpus.models import CorpusJob, JobKind
 from apps.corpus.schemas import CorpusOut, DocumentOut, JobIn, JobOut, SearchOut
@@ -68,11 +69,13 @@ def corpus(request: HttpRequest) -> dict[str, Any]:
 
 @router.get(
     "/corpus/jobs",
-    response={200: list[JobOut], **errors(403)},
-    summary="Recent loads and index builds",
+    response={200: Page[JobOut], **errors(403, 404, 422)},
+    summary="Loads and index builds, newest first",
+    description=WAS_A_BARE_LIST,
 )
-def jobs(request: HttpRequest) -> list[JobOut]:
-    return [_job(j) for j in selectors.corpus_jobs(user=request.auth)[:50]]  # type: ignore[attr-defined]
+def jobs(request: HttpRequest, page: PageNumber = 1, page_size: PageSize = 50) -> dict[str, Any]:
+    found = selectors.corpus_jobs(user=request.auth)  # type: ignore[attr-defined]
+    return paginate(request, found, page=page, page_size=page_size, out=_job)
 
 
 @router.get(

@@ -7,13 +7,14 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from django.db import connections
 from django.db.models import QuerySet
 
 from apps.accounts.models import User
 from apps.accounts.permissions import require_role
 from apps.accounts.roles import Role
 from apps.common.errors import Conflict, Invalid, NotFound
-from apps.corpus.models import CorpusJob
+from apps.corpus.models import CorpusJob, JobStatus
 
 log = logging.getLogger(__name__)
 _lock = threading.Lock()
@@ -73,22 +74,50 @@ def searcher() -> Any:
 def warm_search() -> bool:
     """Open the process's searcher and load its query encoder now, so that the first search a
     user makes does not pay for them (a hybrid search after a start took 14 s). False when
-    there is nothing to warm (no corpus yet, or no dense index); never raises: a failed warm-up
-    only leaves the first search slow."""
+    there is nothing to warm (no corpus yet, an index being built, or no dense index); never
+    raises: a failed warm-up only leaves the first search slow. An empty corpus is how every
+    installation starts, so it is said in one line; only a real failure logs a traceback."""
     try:
+        if not (_corpus_dir() / "corpus.json").exists():
+            log.info(_not_loaded_yet())
+            return False
         engine = searcher()
         if "dense" not in engine.modes:
             return False
         engine.encoder.encode(["warm up"])
+    except Conflict as exc:  # an index half-written by its build: the next search reopens it
+        log.info("search: not warmed: %s", exc.message)
+        return False
     except Exception:
         log.warning("could not warm the search engine", exc_info=True)
         return False
     return True
 
 
+def _not_loaded_yet() -> str:
+    """What an empty corpus means for search: loading (the first start queues the offline
+    corpus, and each load builds its BM25 index) or waiting for an admin to load one."""
+    pending = CorpusJob.objects.filter(status__in=(JobStatus.QUEUED, JobStatus.RUNNING))
+    count = pending.count()
+    if count:
+        jobs = f"{count} corpus job{'s' if count > 1 else ''}"
+        return (
+            f"search: the corpus is empty; it is loading in the background ({jobs} queued or "
+            "running, see /corpus/) and search will be ready when the first load finishes"
+        )
+    return "search: the corpus is empty; search will be ready once one is loaded on /corpus/"
+
+
+def _warm_search_thread() -> None:
+    try:
+        warm_search()
+    finally:
+        connections.close_all()  # this thread's own: it ends here
+
+
 def warm_search_in_background() -> None:
     """warm_search in a daemon thread: a process starting up serves requests meanwhile."""
-    threading.Thread(target=warm_search, name="warm-search", daemon=True).start()
+    threading.Thread(target=_warm_search_thread, name="warm-search", daemon=True).start()
 
 
 def corpus_store() -> Any:

@@ -3,12 +3,12 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 from uuid import UUID
 
-from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.urls import reverse
 from ninja import Field, Router, Status
 
 from apps.common.errors import Invalid
+from apps.common.pagination import WAS_A_BARE_LIST, Page, paginate
 from apps.common.schemas import Id, PageNumber, Seq, errors
 from apps.live import exports, llm, selectors, services
 from apps.live.models import Policy, Session, SessionStatus
@@ -74,8 +74,10 @@ def session_create(request: HttpRequest, payload: SessionIn) -> Status[dict[str,
 
 @router.get(
     "/live/sessions",
-    response={200: SessionPageOut, **errors(403, 422)},
+    response={200: SessionPageOut, **errors(403, 404, 422)},
     summary="Sessions you may watch",
+    description="One page of the list envelope. `sessions` repeats `results` and is deprecated "
+    "(issue 38): it is kept for one release, then removed; read `results`.",
 )
 def session_list(
     request: HttpRequest,
@@ -91,14 +93,8 @@ def session_list(
         status=status, policy=policy, mine=mine, task_id=task_id, text=q
     )
     sessions = selectors.session_list(user=request.auth, filters=filters)  # type: ignore[attr-defined]
-    paginator = Paginator(sessions, page_size)
-    current = paginator.get_page(page)
-    return {
-        "count": paginator.count,
-        "page": current.number,
-        "pages": paginator.num_pages,
-        "sessions": [session_out(s) for s in current.object_list],
-    }
+    found = paginate(request, sessions, page=page, page_size=page_size, out=session_out)
+    return {**found, "sessions": found["results"]}
 
 
 @router.get(
@@ -191,11 +187,15 @@ def endpoint_out(endpoint: Any) -> dict[str, Any]:
 
 @router.get(
     "/live/endpoints",
-    response={200: list[EndpointOut], **errors(403)},
+    response={200: Page[EndpointOut], **errors(403, 404, 422)},
     summary="LLM endpoints (admin)",
+    description=WAS_A_BARE_LIST,
 )
-def endpoint_list(request: HttpRequest) -> list[dict[str, Any]]:
-    return [endpoint_out(e) for e in selectors.endpoint_list(user=request.auth)]  # type: ignore[attr-defined]
+def endpoint_list(
+    request: HttpRequest, page: PageNumber = 1, page_size: PageSize = 100
+) -> dict[str, Any]:
+    endpoints = selectors.endpoint_list(user=request.auth)  # type: ignore[attr-defined]
+    return paginate(request, endpoints, page=page, page_size=page_size, out=endpoint_out)
 
 
 @router.post(

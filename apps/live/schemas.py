@@ -6,6 +6,7 @@ from uuid import UUID
 
 from ninja import Field, Schema
 
+from apps.common.pagination import Page
 from apps.common.schemas import Id, Text
 from apps.live.models import Pace, Policy, SessionStatus, Visibility
 from apps.live.services import (
@@ -67,11 +68,12 @@ class SessionOut(Schema):
     url: str
 
 
-class SessionPageOut(Schema):
-    count: int
-    page: int
-    pages: int
-    sessions: list[SessionOut]
+class SessionPageOut(Page[SessionOut]):
+    sessions: list[SessionOut] = Field(
+        deprecated=True,
+        description="The same as `results`, under its name before issue 38: kept for one "
+        "release, then removed",
+    )
 
 
 class EventOut(Schema):

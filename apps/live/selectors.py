@@ -63,7 +63,7 @@ def session_list(*, user: Any, filters: SessionFilters) -> QuerySet[Session]:
         sessions = sessions.filter(task_id=filters.task_id)
     if filters.text:
         sessions = sessions.filter(question__icontains=filters.text[:200])
-    return sessions
+    return sessions.order_by("-created_at", "-pk")
 
 
 def _uuid(value: object) -> uuid.UUID:

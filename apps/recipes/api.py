@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from django.core.paginator import Paginator
 from django.http import HttpRequest
 from django.utils import timezone
 from ninja import Field, Router, Status
 
+from apps.common.pagination import paginate
 from apps.common.schemas import Id, PageNumber, errors
 from apps.recipes import selectors, services
 from apps.recipes.models import Recipe
@@ -45,21 +45,18 @@ def _fresh(request: HttpRequest, recipe_id: int) -> dict[str, Any]:
 
 @router.get(
     "/recipes",
-    response={200: RecipePageOut, **errors(403, 422)},
+    response={200: RecipePageOut, **errors(403, 404, 422)},
     summary="Recipes, newest first",
 )
 def recipes_list(
     request: HttpRequest, page: PageNumber = 1, page_size: PageSize = 20
 ) -> dict[str, Any]:
-    found = Paginator(selectors.recipe_list(user=_user(request)), page_size).get_page(page)
-    ids = [recipe.pk for recipe in found]
+    found = paginate(
+        request, selectors.recipe_list(user=_user(request)), page=page, page_size=page_size
+    )
+    ids = [recipe.pk for recipe in found["results"]]
     rows = {r.pk: r for r in Recipe.objects.select_related(*selectors.RELATED).filter(pk__in=ids)}
-    return {
-        "count": found.paginator.count,
-        "page": found.number,
-        "pages": found.paginator.num_pages,
-        "results": [recipe_out(rows[pk]) for pk in ids],
-    }
+    return {**found, "results": [recipe_out(rows[pk]) for pk in ids]}
 
 
 @router.post(

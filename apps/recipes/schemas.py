@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 from ninja import Field, Schema
 
+from apps.common.pagination import Page
 from apps.common.schemas import Storable, Text
 from apps.recipes.services import MAX_ANNOTATORS, MAX_AUDIT_SAMPLE
 
@@ -88,8 +89,5 @@ class RecipeOut(Schema):
     url: str
 
 
-class RecipePageOut(Schema):
-    count: int
-    page: int
-    pages: int
-    results: list[RecipeOut]
+class RecipePageOut(Page[RecipeOut]):
+    """A page of recipes, newest first."""

@@ -8,6 +8,7 @@ from ninja.files import UploadedFile
 
 from apps.common.errors import Invalid
 from apps.common.jsonbody import loads_untrusted
+from apps.common.pagination import WAS_A_BARE_LIST, Page, paginate
 from apps.common.schemas import Id, PageNumber, VersionNumber, errors, read_body_as
 from apps.rubrics import engine, evaluation, imports, selectors, services
 from apps.rubrics.models import (
@@ -88,7 +89,7 @@ ANY: Literal[""] = ""
 
 @router.get(
     "/tasks",
-    response={200: TaskPageOut, **errors(403, 422)},
+    response={200: TaskPageOut, **errors(403, 404, 422)},
     summary="List tasks with filters and pagination",
 )
 def tasks_list(
@@ -103,13 +104,8 @@ def tasks_list(
     page_size: PageSize = 50,
 ) -> dict[str, Any]:
     filters = selectors.TaskFilters(q, type, category, subcategory, complexity, audit_state)
-    result = selectors.task_page(user=request.auth, filters=filters, page=page, page_size=page_size)  # type: ignore[attr-defined]
-    return {
-        "count": result.paginator.count,
-        "page": result.number,
-        "pages": result.paginator.num_pages,
-        "results": [_summary(t) for t in result],
-    }
+    tasks = selectors.task_list(user=request.auth, filters=filters)  # type: ignore[attr-defined]
+    return paginate(request, tasks, page=page, page_size=page_size, out=_summary)
 
 
 @router.post(
@@ -150,12 +146,17 @@ def tasks_get(request: HttpRequest, task_id: Id) -> dict[str, Any]:
 
 @router.get(
     "/tasks/{task_id}/versions",
-    response={200: list[VersionSummaryOut], **errors(403, 404, 422)},
-    summary="Versions",
+    response={200: Page[VersionSummaryOut], **errors(403, 404, 422)},
+    summary="Versions, newest first",
+    description=WAS_A_BARE_LIST,
 )
-def versions_list(request: HttpRequest, task_id: Id) -> list[dict[str, Any]]:
+def versions_list(
+    request: HttpRequest, task_id: Id, page: PageNumber = 1, page_size: PageSize = 50
+) -> dict[str, Any]:
     versions = selectors.version_list(user=request.auth, task_id=task_id)  # type: ignore[attr-defined]
-    return [_version(v, tree=False) for v in versions]
+    return paginate(
+        request, versions, page=page, page_size=page_size, out=lambda v: _version(v, tree=False)
+    )
 
 
 @router.get(
@@ -317,12 +318,17 @@ def probes_create(
 
 @router.get(
     "/tasks/{task_id}/probes",
-    response={200: list[ProbeRunSummaryOut], **errors(403, 404, 422)},
-    summary="A task's probe runs",
+    response={200: Page[ProbeRunSummaryOut], **errors(403, 404, 422)},
+    summary="A task's probe runs, newest first",
+    description=WAS_A_BARE_LIST,
 )
-def probes_list(request: HttpRequest, task_id: Id) -> list[dict[str, Any]]:
+def probes_list(
+    request: HttpRequest, task_id: Id, page: PageNumber = 1, page_size: PageSize = 50
+) -> dict[str, Any]:
     runs = selectors.probe_runs(user=request.auth, task_id=task_id)  # type: ignore[attr-defined]
-    return [_probe(run, report=False) for run in runs]
+    return paginate(
+        request, runs, page=page, page_size=page_size, out=lambda r: _probe(r, report=False)
+    )
 
 
 @router.get(

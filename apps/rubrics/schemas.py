@@ -6,6 +6,7 @@ from typing import Annotated, Any
 from ninja import Field, Schema
 from pydantic import ConfigDict, WithJsonSchema
 
+from apps.common.pagination import Page
 from apps.common.schemas import JsonObject, Text, VersionNumber
 from apps.rubrics.evaluation import MAX_ANSWER_CHARS, MAX_VERDICTS
 from apps.rubrics.models import (
@@ -65,11 +66,8 @@ class TaskOut(TaskSummaryOut):
     tree: dict[str, Any] | None
 
 
-class TaskPageOut(Schema):
-    count: int
-    page: int
-    pages: int
-    results: list[TaskSummaryOut]
+class TaskPageOut(Page[TaskSummaryOut]):
+    """A page of tasks, newest first."""
 
 
 def _absent(schema: dict[str, Any]) -> None:

@@ -10,13 +10,14 @@ from ninja import Field, Router, Status
 
 from apps.audit import api_out as audit_out
 from apps.audit import selectors as audit_selectors
-from apps.audit.schemas import CampaignOut
 from apps.audit.streaming import stream_response
+from apps.common.pagination import paginate
 from apps.common.schemas import Id, PageNumber, errors
 from apps.synthesis import selectors, services
 from apps.synthesis.models import SynthesisBatch, SynthesisCandidate
 from apps.synthesis.schemas import (
     BatchCampaignIn,
+    BatchCampaignOut,
     BatchOut,
     BatchPageOut,
     BatchSpecIn,
@@ -64,15 +65,6 @@ def candidate_out(candidate: SynthesisCandidate, *, full: bool = True) -> dict[s
     return out
 
 
-def _page(page: Any, out: Any) -> dict[str, Any]:
-    return {
-        "count": page.paginator.count,
-        "page": page.number,
-        "pages": page.paginator.num_pages,
-        "results": [out(item) for item in page],
-    }
-
-
 @router.post(
     "/synthesis/batches",
     response={202: BatchOut, **errors(403, 409, 422, body=True)},
@@ -87,14 +79,14 @@ def batches_create(request: HttpRequest, payload: BatchSpecIn) -> Status[dict[st
 
 @router.get(
     "/synthesis/batches",
-    response={200: BatchPageOut, **errors(403, 422)},
+    response={200: BatchPageOut, **errors(403, 404, 422)},
     summary="Synthesis batches, newest first",
 )
 def batches_list(
     request: HttpRequest, page: PageNumber = 1, page_size: PageSize = 50
 ) -> dict[str, Any]:
-    result = services.batch_page(user=_user(request), page=page, page_size=page_size)
-    return _page(result, batch_out)
+    batches = services.batch_list(user=_user(request))
+    return paginate(request, batches, page=page, page_size=page_size, out=batch_out)
 
 
 @router.get(
@@ -129,10 +121,14 @@ def candidates_list(
     page_size: PageSize = 50,
 ) -> dict[str, Any]:
     filters = selectors.CandidateFilters(accepted=accepted, rejected_at=rejected_at or "")
-    result = selectors.candidate_page(
-        user=_user(request), batch_id=batch_id, filters=filters, page=page, page_size=page_size
+    candidates = selectors.candidate_list(user=_user(request), batch_id=batch_id, filters=filters)
+    return paginate(
+        request,
+        candidates,
+        page=page,
+        page_size=page_size,
+        out=lambda c: candidate_out(c, full=False),
     )
-    return _page(result, lambda c: candidate_out(c, full=False))
 
 
 @router.get(
@@ -179,17 +175,26 @@ def candidates_reject(
 
 @router.post(
     "/synthesis/batches/{batch_id}/campaign",
-    response={201: CampaignOut, **errors(403, 404, 409, 422, body=True)},
-    summary="An audit campaign over the tasks a finished batch wrote (admin)",
+    response={
+        200: BatchCampaignOut,
+        201: BatchCampaignOut,
+        **errors(403, 404, 409, 422, body=True),
+    },
+    summary="An audit campaign over the undecided tasks a finished batch wrote (admin)",
+    description=(
+        "201: a campaign was made. 200: the batch had one; its newest open campaign got the "
+        "undecided tasks it lacked (`added`, maybe 0). `new: true` makes another campaign anyway."
+    ),
 )
 def batches_campaign(
     request: HttpRequest, batch_id: Id, payload: BatchCampaignIn | None = None
 ) -> Status[dict[str, Any]]:
     user = _user(request)
     options = payload.dict() if payload else {}
-    campaign = services.batch_campaign_create(user=user, batch_id=batch_id, **options)
-    created = audit_selectors.campaign_get(user=user, campaign_id=campaign.pk)
-    return Status(201, audit_out.campaign_out(created))
+    result = services.batch_campaign_create(user=user, batch_id=batch_id, **options)
+    campaign = audit_selectors.campaign_get(user=user, campaign_id=result.campaign.pk)
+    body = {"created": result.created, "added": result.added, "message": result.message}
+    return Status(201 if result.created else 200, {**audit_out.campaign_out(campaign), **body})
 
 
 @router.get(

@@ -148,3 +148,18 @@ class SynthesisCandidate(models.Model):
 
     def stage(self, name: str) -> dict[str, object] | None:
         return next((s for s in self.stages if s.get("name") == name), None)
+
+
+class BatchCampaign(models.Model):
+    """An audit campaign made from a batch. Pressing "create" again adds to it rather than
+    making another; a second campaign for the batch is asked for explicitly."""
+
+    batch = models.ForeignKey(
+        SynthesisBatch, on_delete=models.CASCADE, related_name="campaign_links"
+    )
+    campaign = models.OneToOneField(
+        "audit.Campaign", on_delete=models.CASCADE, related_name="synthesis_link"
+    )
+
+    def __str__(self) -> str:
+        return f"Batch {self.batch_id} → campaign {self.campaign_id}"

@@ -5,7 +5,9 @@ from typing import Annotated, Any, Literal
 
 from ninja import Field, Schema
 
+from apps.audit.schemas import CampaignOut
 from apps.audit.services.campaigns import MAX_ANNOTATORS_PER_TASK, MAX_LOCK_MINUTES
+from apps.common.pagination import Page
 from apps.common.schemas import INTEGER_MAX, Text
 from apps.synthesis.models import ALL_STAGES, BatchStatus, Decision
 from apps.synthesis.services import NOTE_MAX
@@ -97,11 +99,8 @@ class BatchOut(Schema):
     url: str = Field(description="The batch's page")
 
 
-class BatchPageOut(Schema):
-    count: int
-    page: int
-    pages: int
-    results: list[BatchOut]
+class BatchPageOut(Page[BatchOut]):
+    """A page of batches, newest first."""
 
 
 class StageOut(Schema):
@@ -136,11 +135,8 @@ class CandidateOut(CandidateSummaryOut):
     record: dict[str, Any] = Field(description="The task in the /api/imports format")
 
 
-class CandidatePageOut(Schema):
-    count: int
-    page: int
-    pages: int
-    results: list[CandidateSummaryOut]
+class CandidatePageOut(Page[CandidateSummaryOut]):
+    """A page of a batch's candidates, in order."""
 
 
 class DecisionIn(Schema):
@@ -152,3 +148,14 @@ class BatchCampaignIn(Schema):
     annotators_per_task: int = Field(default=2, ge=1, le=MAX_ANNOTATORS_PER_TASK)
     lock_minutes: int = Field(default=30, ge=1, le=MAX_LOCK_MINUTES)
     instructions: Text = Field(default="", max_length=10_000)
+    new: bool = Field(
+        default=False,
+        description="Make another campaign even though the batch has one (its name gets a "
+        "suffix); otherwise the batch's newest open campaign gets the undecided tasks it lacks",
+    )
+
+
+class BatchCampaignOut(CampaignOut):
+    created: bool = Field(description="False: the batch's campaign was there already")
+    added: int = Field(description="Undecided tasks put into the campaign by this request")
+    message: str = Field(description="What happened, in words")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,7 +15,11 @@ from django.db.models import QuerySet
 from apps.accounts.models import User
 from apps.accounts.permissions import require_role
 from apps.accounts.roles import Role
+from apps.audit import selectors as audit_selectors
+from apps.audit.models import Campaign, CampaignStatus
+from apps.audit.selectors.campaigns import tasks_matching
 from apps.common.errors import Invalid, NotFound
+from apps.rubrics.models import AuditState
 from apps.synthesis.models import ALL_STAGES, SynthesisBatch, SynthesisCandidate
 from apps.synthesis.records import task_record
 from quest.synthesis.model import STAGES
@@ -39,6 +43,35 @@ def batch_get(*, user: User, batch_id: int) -> SynthesisBatch:
     if batch is None:
         raise NotFound(f"no synthesis batch {batch_id}")
     return batch
+
+
+def campaign_filters(batch: SynthesisBatch) -> dict[str, str]:
+    """The tasks a campaign of the batch audits: the batch's, those no audit has decided yet."""
+    return {"batch": batch.provenance_batch, "audit_state": str(AuditState.UNAUDITED)}
+
+
+def batch_campaigns(*, user: User, batch_id: int) -> list[Campaign]:
+    """The audit campaigns made from the batch that the caller may see, newest first, with
+    their counts (audit's campaign_list)."""
+    batch = batch_get(user=user, batch_id=batch_id)
+    return list(audit_selectors.campaign_list(user=user).filter(synthesis_link__batch=batch))
+
+
+def campaign_reused(campaigns: Sequence[Campaign]) -> Campaign | None:
+    """The campaign a press on the batch's button adds to: the newest open one (`campaigns`
+    newest first). A closed campaign takes no tasks; nobody could claim them there."""
+    return next((c for c in campaigns if c.status == CampaignStatus.OPEN), None)
+
+
+def campaign_tasks_pending(*, user: User, batch_id: int, campaign: Campaign | None) -> int:
+    """How many of the batch's undecided tasks `campaign` does not hold yet: what the button
+    would add to it (to a new campaign, when None)."""
+    require_role(user, Role.ADMIN)
+    batch = batch_get(user=user, batch_id=batch_id)
+    tasks = tasks_matching(campaign_filters(batch))
+    if campaign is not None:
+        tasks = tasks.exclude(audit_items__campaign=campaign)
+    return tasks.count()
 
 
 @dataclass(frozen=True)

@@ -13,18 +13,20 @@ judged, and the candidate keeps its link so the task can be found.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
 from django.core.paginator import Page
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, QuerySet
 from django.utils import timezone
 
 from apps.accounts.models import User
 from apps.accounts.permissions import require_role
 from apps.accounts.roles import Role
+from apps.audit import selectors as audit_selectors
 from apps.audit import services as audit_services
 from apps.audit.models import Campaign
 from apps.common.errors import Conflict, Invalid, NotFound
@@ -34,6 +36,7 @@ from apps.rubrics.services import task_discard_untouched, task_prepare, tasks_wr
 from apps.synthesis import selectors
 from apps.synthesis.models import (
     ACTIVE_STATUSES,
+    BatchCampaign,
     BatchStatus,
     Decision,
     SynthesisBatch,
@@ -293,6 +296,12 @@ def batch_page(*, user: User, page: int, page_size: int) -> Page[SynthesisBatch]
     return selectors.batch_page(user=user, page=page, page_size=page_size)
 
 
+def batch_list(*, user: User) -> QuerySet[SynthesisBatch]:
+    """Every batch, newest first, after the watchdog (see batch_status)."""
+    batches_expire()
+    return selectors.batch_list(user=user)
+
+
 def candidate_task_write(candidate: SynthesisCandidate, *, user: User | None) -> Task:
     """The candidate's task, pending audit, through the import's checks and writer."""
     batch = candidate.batch
@@ -357,6 +366,44 @@ def candidate_reject(*, user: User, candidate_id: int, note: str = "") -> Synthe
     return candidate
 
 
+@dataclass(frozen=True)
+class BatchCampaignResult:
+    """What a press on a batch's campaign button did: made `campaign` (with `added` tasks), or
+    found it already there and added the `added` undecided tasks it lacked."""
+
+    campaign: Campaign
+    created: bool
+    added: int
+
+    @property
+    def message(self) -> str:
+        name = f"Campaign “{self.campaign.name}”"
+        tasks = "undecided task" if self.added == 1 else "undecided tasks"
+        if self.created:
+            return f"{name} created with {self.added} {tasks}."
+        if not self.added:
+            return f"{name} already exists for this batch: nothing new to add."
+        return f"{name} already exists for this batch: added {self.added} new {tasks}."
+
+
+def _campaignable(batch: SynthesisBatch) -> None:
+    if batch.is_active:
+        raise Conflict(
+            f"batch {batch.pk} is still {batch.status}: a campaign holds the tasks there are "
+            "when it is created, so wait for the batch to end (or cancel it)"
+        )
+    if not batch.candidates.filter(accepted=True, task__isnull=False).exists():
+        raise Invalid(f"batch {batch.pk} has no accepted candidate, so no task to audit")
+
+
+def _distinct_name(name: str, campaigns: list[Campaign]) -> str:
+    """`name`, or with a " (n)" suffix when another campaign of the batch has it."""
+    if name not in {c.name for c in campaigns}:
+        return name
+    suffix = f" ({len(campaigns) + 1})"
+    return name[: 200 - len(suffix)] + suffix
+
+
 def batch_campaign_create(
     *,
     user: User,
@@ -365,24 +412,46 @@ def batch_campaign_create(
     annotators_per_task: int = 2,
     lock_minutes: int = 30,
     instructions: str = "",
-) -> Campaign:
-    """An audit campaign over the tasks this batch wrote (audit's campaign_create, filtered on
-    the batch its tasks' provenance names), once the batch has ended."""
+    new: bool = False,
+) -> BatchCampaignResult:
+    """An audit campaign over the undecided tasks of a batch that ended (filtered on the batch
+    its tasks' provenance names). Pressed again, it adds to the batch's newest open campaign
+    the undecided tasks that campaign lacks; another campaign is made only when `new` asks.
+    The batch's row lock makes two presses at once one campaign."""
     require_role(user, Role.ADMIN)
     ensure_storable({"name": name, "instructions": instructions}, field="")
-    batch = batch_status(user=user, batch_id=batch_id)
-    if batch.is_active:
-        raise Conflict(
-            f"batch {batch_id} is still {batch.status}: a campaign holds the tasks there are "
-            "when it is created, so wait for the batch to end (or cancel it)"
+    batch_status(user=user, batch_id=batch_id)
+    with transaction.atomic():
+        batch = SynthesisBatch.objects.select_for_update().get(pk=batch_id)
+        _campaignable(batch)
+        campaigns = list(
+            Campaign.objects.filter(synthesis_link__batch=batch).order_by("-created_at", "-id")
         )
-    if not batch.candidates.filter(accepted=True, task__isnull=False).exists():
-        raise Invalid(f"batch {batch_id} has no accepted candidate, so no task to audit")
-    return audit_services.campaign_create(
-        user=user,
-        name=name.strip() or f"Synthesis batch {batch_id}",
-        filters={"batch": batch.provenance_batch},
-        annotators_per_task=annotators_per_task,
-        lock_minutes=lock_minutes,
-        instructions=instructions,
-    )
+        filters = selectors.campaign_filters(batch)
+        if campaigns and not new:
+            return _campaign_add(user, campaigns, filters)
+        if not audit_selectors.tasks_matching_count(user=user, filters=filters):
+            raise Invalid(f"every task of batch {batch.pk} has been decided by an audit already")
+        campaign = audit_services.campaign_create(
+            user=user,
+            name=_distinct_name(name.strip() or f"Synthesis batch {batch.pk}", campaigns),
+            filters=filters,
+            annotators_per_task=annotators_per_task,
+            lock_minutes=lock_minutes,
+            instructions=instructions,
+        )
+        BatchCampaign.objects.create(batch=batch, campaign=campaign)
+    return BatchCampaignResult(campaign, created=True, added=campaign.items.count())
+
+
+def _campaign_add(
+    user: User, campaigns: list[Campaign], filters: dict[str, str]
+) -> BatchCampaignResult:
+    campaign = selectors.campaign_reused(campaigns)
+    if campaign is None:
+        raise Conflict(
+            f"the campaign “{campaigns[0].name}” of this batch is closed: ask for a new "
+            "campaign to audit the batch's undecided tasks"
+        )
+    added = audit_services.campaign_tasks_add(user=user, campaign_id=campaign.pk, filters=filters)
+    return BatchCampaignResult(campaign, created=False, added=added)

@@ -192,9 +192,21 @@ def batch_detail(request: HttpRequest, batch_id: int) -> HttpResponse:
         figures=figures,
         chart_titles=[(name, charts.TITLES[name]) for name in figures],
         can_manage=_can_manage(request),
-        can_campaign=_can_manage(request) and not batch.is_active and batch.accepted > 0,
+        **_campaigns_context(request, batch),
     )
     return render(request, "synthesis/batch_detail.html", context)
+
+
+def _campaigns_context(request: HttpRequest, batch: SynthesisBatch) -> dict[str, Any]:
+    """The batch's campaigns, and for admins what its campaign button would do."""
+    user = _user(request)
+    campaigns = selectors.batch_campaigns(user=user, batch_id=batch.pk)
+    can_campaign = _can_manage(request) and not batch.is_active and batch.accepted > 0
+    if not can_campaign:
+        return {"campaigns": campaigns, "can_campaign": False}
+    reused = selectors.campaign_reused(campaigns)
+    pending = selectors.campaign_tasks_pending(user=user, batch_id=batch.pk, campaign=reused)
+    return {"campaigns": campaigns, "can_campaign": True, "reused": reused, "pending": pending}
 
 
 @login_required
@@ -221,14 +233,16 @@ def batch_cancel(request: HttpRequest, batch_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def batch_campaign(request: HttpRequest, batch_id: int) -> HttpResponse:
-    campaign = services.batch_campaign_create(
+    result = services.batch_campaign_create(
         user=_user(request),
         batch_id=batch_id,
         name=request.POST.get("name", "")[:200],
         annotators_per_task=_whole(request.POST, "annotators_per_task", 2),
+        new=request.POST.get("new") == "1",
     )
-    messages.success(request, f"Campaign “{campaign.name}” created.")
-    return redirect("audit:campaign", campaign_id=campaign.pk)
+    level = messages.SUCCESS if result.created or result.added else messages.INFO
+    messages.add_message(request, level, result.message)
+    return redirect("audit:campaign", campaign_id=result.campaign.pk)
 
 
 @login_required

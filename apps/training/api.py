@@ -10,9 +10,11 @@ from django.http import FileResponse, HttpRequest
 from ninja import Field, Query, Router, Status
 
 from apps.common.errors import Invalid
+from apps.common.pagination import WAS_A_BARE_LIST, Page, paginate
 from apps.common.schemas import Id, PageNumber, errors
 from apps.training import compare, selectors, services
 from apps.training.models import Evaluation, TrainingDataset, TrainingJob, TrainingPreset
+from apps.training.paths import shown_paths, shown_paths_in
 from apps.training.schemas import (
     CheckpointOut,
     CompareOut,
@@ -39,6 +41,7 @@ from apps.training.schemas import (
 router = Router(tags=["training"])
 
 PageSize = Annotated[int, Field(ge=1, le=selectors.MAX_PAGE_SIZE)]
+MetricPageSize = Annotated[int, Field(ge=1, le=selectors.MAX_METRICS_PER_PAGE)]
 Line = Annotated[int, Field(ge=-1, le=2**31 - 1)]
 Step = Annotated[int, Field(ge=0, le=2**31 - 1)]
 FileName = Annotated[str, Field(max_length=64)]
@@ -53,53 +56,50 @@ def _who(row: Any) -> str | None:
     return row.created_by.username if row.created_by else None
 
 
-def _page(items: Any, page: int, page_size: int, out: Any) -> dict[str, Any]:
-    from django.core.paginator import Paginator
-
-    result = Paginator(items, page_size).get_page(page)
-    return {
-        "count": result.paginator.count,
-        "page": result.number,
-        "pages": result.paginator.num_pages,
-        "results": [out(item) for item in result],
-    }
-
-
 def dataset_out(dataset: TrainingDataset) -> dict[str, Any]:
     fields = ("id", "name", "kind", "status", "params", "rows", "done", "total", "task_ids",
               "stats", "error", "created_at", "started_at", "finished_at")  # fmt: skip
-    return {
+    out = {
         **{name: getattr(dataset, name) for name in fields},
         "created_by": _who(dataset),
         "url": f"/training/datasets/{dataset.pk}/",
     }
+    return shown_paths_in(out)  # read by every role: no absolute server path
 
 
 def job_out(job: TrainingJob) -> dict[str, Any]:
     fields = ("id", "name", "kind", "status", "model", "dataset_id", "resumed_from_id",
               "config", "step", "max_steps", "cancel_requested", "summary", "error", "worker",
               "created_at", "started_at", "finished_at")  # fmt: skip
-    return {
+    out = {
         **{name: getattr(job, name) for name in fields},
         "created_by": _who(job),
         "url": f"/training/jobs/{job.pk}/",
     }
+    return shown_paths_in(out)  # read by every role: no absolute server path
 
 
 def evaluation_out(evaluation: Evaluation) -> dict[str, Any]:
     fields = ("id", "job_id", "checkpoint", "base_model", "status", "task_ids", "budgets",
               "done", "total", "results", "error", "created_at", "started_at",
               "finished_at")  # fmt: skip
-    return {
+    out = {
         **{name: getattr(evaluation, name) for name in fields},
         "created_by": _who(evaluation),
         "url": f"/training/evaluations/{evaluation.pk}/",
     }
+    return shown_paths_in(out)  # read by every role: no absolute server path
+
+
+def checkpoint_out(checkpoint: selectors.Checkpoint) -> dict[str, Any]:
+    return {**vars(checkpoint), "path": shown_paths(checkpoint.path)}
 
 
 def preset_out(preset: TrainingPreset) -> dict[str, Any]:
     fields = ("id", "name", "config", "created_at")
-    return {**{name: getattr(preset, name) for name in fields}, "created_by": _who(preset)}
+    return shown_paths_in(
+        {**{name: getattr(preset, name) for name in fields}, "created_by": _who(preset)}
+    )
 
 
 # ---- datasets -------------------------------------------------------------------------------
@@ -119,13 +119,14 @@ def datasets_create(request: HttpRequest, payload: DatasetIn) -> Status[dict[str
 
 @router.get(
     "/training/datasets",
-    response={200: DatasetPageOut, **errors(403, 422)},
+    response={200: DatasetPageOut, **errors(403, 404, 422)},
     summary="Training datasets, newest first",
 )
 def datasets_list(
     request: HttpRequest, page: PageNumber = 1, page_size: PageSize = 50
 ) -> dict[str, Any]:
-    return _page(selectors.dataset_list(user=_user(request)), page, page_size, dataset_out)
+    datasets = selectors.dataset_list(user=_user(request))
+    return paginate(request, datasets, page=page, page_size=page_size, out=dataset_out)
 
 
 @router.get(
@@ -148,12 +149,16 @@ def datasets_cancel(request: HttpRequest, dataset_id: Id) -> dict[str, Any]:
 
 @router.get(
     "/training/datasets/{dataset_id}/preview",
-    response={200: list[PreviewRowOut], **errors(403, 404, 422)},
+    response={200: Page[PreviewRowOut], **errors(403, 404, 422)},
     summary="The first rows with the chat template applied and the loss mask as runs",
+    description=WAS_A_BARE_LIST,
 )
-def datasets_preview(request: HttpRequest, dataset_id: Id) -> list[dict[str, Any]]:
+def datasets_preview(
+    request: HttpRequest, dataset_id: Id, page: PageNumber = 1, page_size: PageSize = 50
+) -> dict[str, Any]:
     dataset = selectors.dataset_get(user=_user(request), dataset_id=dataset_id)
-    return selectors.dataset_preview(dataset)
+    rows = selectors.dataset_preview(dataset)
+    return paginate(request, rows, page=page, page_size=page_size)
 
 
 @router.get(
@@ -215,13 +220,14 @@ def jobs_create(request: HttpRequest, payload: TrainingJobIn) -> Status[dict[str
 
 @router.get(
     "/training/jobs",
-    response={200: TrainingJobPageOut, **errors(403, 422)},
+    response={200: TrainingJobPageOut, **errors(403, 404, 422)},
     summary="Training jobs, newest first",
 )
 def jobs_list(
     request: HttpRequest, page: PageNumber = 1, page_size: PageSize = 50
 ) -> dict[str, Any]:
-    return _page(selectors.job_list(user=_user(request)), page, page_size, job_out)
+    jobs = selectors.job_list(user=_user(request))
+    return paginate(request, jobs, page=page, page_size=page_size, out=job_out)
 
 
 @router.get(
@@ -257,15 +263,25 @@ def jobs_resume(request: HttpRequest, job_id: Id, payload: ResumeIn) -> Status[d
 
 @router.get(
     "/training/jobs/{job_id}/metrics",
-    response={200: list[MetricOut], **errors(403, 404, 422)},
+    response={200: Page[MetricOut], **errors(403, 404, 422)},
     summary="Logged steps (and the run's summary) after a line of its metrics log",
+    description=WAS_A_BARE_LIST,
 )
-def jobs_metrics(request: HttpRequest, job_id: Id, after: Line = -1) -> list[dict[str, Any]]:
+def jobs_metrics(
+    request: HttpRequest,
+    job_id: Id,
+    after: Line = -1,
+    page: PageNumber = 1,
+    page_size: MetricPageSize = 1000,
+) -> dict[str, Any]:
     job = selectors.job_get(user=_user(request), job_id=job_id)
-    return [
-        {"line": m.line, "step": m.step, "kind": m.kind, "values": m.values}
-        for m in selectors.metrics_after(job, after=after)
-    ]
+    return paginate(
+        request,
+        selectors.metric_list(job, after=after),
+        page=page,
+        page_size=page_size,
+        out=lambda m: {"line": m.line, "step": m.step, "kind": m.kind, "values": m.values},
+    )
 
 
 @router.get(
@@ -281,15 +297,16 @@ def jobs_rollouts(
     page_size: PageSize = 20,
 ) -> dict[str, Any]:
     job = selectors.job_get(user=_user(request), job_id=job_id)
-    result = selectors.rollout_page(job, step=step, page=page, page_size=page_size)
+    rows = selectors.rollout_list(job, step=step)
     fields = RolloutOut.model_fields
-    return {
-        "count": result.paginator.count,
-        "page": result.number,
-        "pages": result.paginator.num_pages,
-        "steps": selectors.rollout_steps(job),
-        "results": [{name: getattr(r, name) for name in fields} for r in result],
-    }
+    found = paginate(
+        request,
+        rows,
+        page=page,
+        page_size=page_size,
+        out=lambda r: {name: getattr(r, name) for name in fields},
+    )
+    return {**found, "steps": selectors.rollout_steps(job)}
 
 
 @router.get(
@@ -303,12 +320,16 @@ def jobs_log(request: HttpRequest, job_id: Id) -> dict[str, Any]:
 
 @router.get(
     "/training/jobs/{job_id}/checkpoints",
-    response={200: list[CheckpointOut], **errors(403, 404, 422)},
+    response={200: Page[CheckpointOut], **errors(403, 404, 422)},
     summary="The run's checkpoints on disk, newest step first, with their size",
+    description=WAS_A_BARE_LIST,
 )
-def jobs_checkpoints(request: HttpRequest, job_id: Id) -> list[dict[str, Any]]:
+def jobs_checkpoints(
+    request: HttpRequest, job_id: Id, page: PageNumber = 1, page_size: PageSize = 50
+) -> dict[str, Any]:
     job = selectors.job_get(user=_user(request), job_id=job_id)
-    return [vars(c) for c in selectors.checkpoints(job)]
+    found = selectors.checkpoints(job)
+    return paginate(request, found, page=page, page_size=page_size, out=checkpoint_out)
 
 
 @router.get(
@@ -327,7 +348,7 @@ def jobs_compare(
     differences, _ = compare.config_diff(found)
     return {
         "jobs": [job_out(job) for job in found],
-        "differences": differences,
+        "differences": shown_paths_in(differences),
         "series": {str(job.pk): selectors.metric_series(job) for job in found},
     }
 
@@ -337,11 +358,15 @@ def jobs_compare(
 
 @router.get(
     "/training/presets",
-    response={200: list[PresetOut], **errors(403, 422)},
-    summary="Saved launch forms",
+    response={200: Page[PresetOut], **errors(403, 404, 422)},
+    summary="Saved launch forms, by name",
+    description=WAS_A_BARE_LIST,
 )
-def presets_list(request: HttpRequest) -> list[dict[str, Any]]:
-    return [preset_out(p) for p in selectors.preset_list(user=_user(request))]
+def presets_list(
+    request: HttpRequest, page: PageNumber = 1, page_size: PageSize = 100
+) -> dict[str, Any]:
+    presets = selectors.preset_list(user=_user(request))
+    return paginate(request, presets, page=page, page_size=page_size, out=preset_out)
 
 
 @router.post(
@@ -388,14 +413,14 @@ def evaluations_create(
 
 @router.get(
     "/training/evaluations",
-    response={200: TrainingEvaluationPageOut, **errors(403, 422)},
+    response={200: TrainingEvaluationPageOut, **errors(403, 404, 422)},
     summary="Evaluations, newest first",
 )
 def evaluations_list(
     request: HttpRequest, page: PageNumber = 1, page_size: PageSize = 50
 ) -> dict[str, Any]:
     rows = selectors.evaluation_list(user=_user(request))
-    return _page(rows, page, page_size, evaluation_out)
+    return paginate(request, rows, page=page, page_size=page_size, out=evaluation_out)
 
 
 @router.get(

@@ -13,6 +13,7 @@ from channels.layers import get_channel_layer
 from django.db import transaction
 
 from apps.training.models import TrainingJob, TrainingMetric
+from apps.training.paths import shown_paths
 
 
 def group_name(job_id: int) -> str:
@@ -47,7 +48,7 @@ def status_message(job: TrainingJob) -> dict[str, Any]:
         "step": job.step,
         "max_steps": job.max_steps,
         "cancel_requested": job.cancel_requested,
-        "error": job.error,
+        "error": shown_paths(job.error),
     }
 
 

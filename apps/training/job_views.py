@@ -22,6 +22,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from apps.common.errors import Conflict, Invalid, NotFound
 from apps.training import job_charts, launch, selectors, services
 from apps.training.models import JobKind, Status, TrainingJob
+from apps.training.paths import shown_paths
 from apps.training.views import can_manage, form_number, page_user
 
 ROLLOUTS_PER_PAGE = 20
@@ -43,13 +44,15 @@ def _base_models(request: HttpRequest) -> list[tuple[str, str]]:
 
     found = [(TINY, "tiny (random weights, for smoke runs)"), (SMOLLM2, "SmolLM2-135M-Instruct")]
     for job, checkpoint in selectors.ended_checkpoints(user=page_user(request)):
-        found.append((checkpoint.path, f"job {job.pk} {job.name[:40]} · {checkpoint.name}"))
+        label = f"job {job.pk} {job.name[:40]} · {checkpoint.name}"
+        found.append((shown_paths(checkpoint.path), label))
     return found
 
 
 def _launch_context(request: HttpRequest, values: dict[str, str]) -> dict[str, Any]:
     user = page_user(request)
     models = _base_models(request)
+    values = {**values, "model": shown_paths(values.get("model", ""))}  # a preset's may be absolute
     if values.get("model") not in {value for value, _ in models} and not values.get("model_path"):
         values = {**values, "model_path": values.get("model", ""), "model": ""}
     return {
@@ -197,9 +200,10 @@ def _config_yaml(job: TrainingJob) -> str:
     from quest.training.config import ConfigError, parse_config, render_yaml
 
     try:
-        return str(render_yaml(parse_config(job.config)))
+        text = str(render_yaml(parse_config(job.config)))
     except ConfigError:
-        return json.dumps(job.config, indent=2)
+        text = json.dumps(job.config, indent=2)
+    return shown_paths(text)
 
 
 def _held_out_figures(job: TrainingJob) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal
 
 from ninja import Field, Schema
 
+from apps.common.pagination import Page
 from apps.common.schemas import INTEGER_MAX, Text
 from apps.training.models import DatasetKind, JobKind, Status
 
@@ -61,11 +62,8 @@ class DatasetOut(Schema):
     url: str
 
 
-class DatasetPageOut(Schema):
-    count: int
-    page: int
-    pages: int
-    results: list[DatasetOut]
+class DatasetPageOut(Page[DatasetOut]):
+    """A page of datasets, newest first."""
 
 
 class PreviewRowOut(Schema):
@@ -143,8 +141,9 @@ class TrainingJobIn(JobParamsIn):
     dataset_id: int = Field(ge=1, le=2**63 - 1)
     model: Text = Field(
         max_length=500,
-        description="tiny, smollm2, or an absolute path to a model directory (here, or only "
-        "on the gpu workers)",
+        description="tiny, smollm2, a model directory under the training directory as REST "
+        "shows it (runs/3/final), or an absolute path to one (here, or only on the gpu "
+        "workers)",
     )
     name: Name = ""
 
@@ -175,11 +174,8 @@ class TrainingJobOut(Schema):
     url: str
 
 
-class TrainingJobPageOut(Schema):
-    count: int
-    page: int
-    pages: int
-    results: list[TrainingJobOut]
+class TrainingJobPageOut(Page[TrainingJobOut]):
+    """A page of training jobs, newest first."""
 
 
 class MetricOut(Schema):
@@ -204,12 +200,10 @@ class RolloutOut(Schema):
     reason: str
 
 
-class RolloutPageOut(Schema):
-    count: int
-    page: int
-    pages: int
-    steps: list[int]
-    results: list[RolloutOut]
+class RolloutPageOut(Page[RolloutOut]):
+    """A page of a run's rollouts, newest step first."""
+
+    steps: list[int] = Field(description="Every step that has rollouts, newest first")
 
 
 class LogOut(Schema):
@@ -280,8 +274,5 @@ class TrainingEvaluationOut(Schema):
     url: str
 
 
-class TrainingEvaluationPageOut(Schema):
-    count: int
-    page: int
-    pages: int
-    results: list[TrainingEvaluationOut]
+class TrainingEvaluationPageOut(Page[TrainingEvaluationOut]):
+    """A page of evaluations, newest first."""

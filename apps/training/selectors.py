@@ -27,10 +27,13 @@ from apps.training.models import (
     TrainingPreset,
     TrainingRollout,
 )
+from apps.training.paths import shown_paths
 from quest.training.config import checkpoint_step, holds_optimizer_state
 from quest.training.tasks import held_out
 
 MAX_PAGE_SIZE = 200
+# The most metric lines one answer carries (the REST page, a websocket catch-up).
+MAX_METRICS_PER_PAGE = 5_000
 LOG_TAIL_BYTES = 64_000
 PREVIEW_FILE = "preview.json"
 START_MODEL = "start model"  # the model a job started from, at step 0 of its held-out curve
@@ -105,8 +108,15 @@ def job_get(*, user: Any, job_id: int) -> TrainingJob:
         raise NotFound(f"no training job {job_id}") from None
 
 
-def metrics_after(job: TrainingJob, *, after: int = -1, limit: int = 5_000) -> list[TrainingMetric]:
-    return list(job.metrics.filter(line__gt=after).order_by("line")[:limit])
+def metric_list(job: TrainingJob, *, after: int = -1) -> QuerySet[TrainingMetric]:
+    """The run's metrics log after line `after`, in order."""
+    return job.metrics.filter(line__gt=after).order_by("line")
+
+
+def metrics_after(
+    job: TrainingJob, *, after: int = -1, limit: int = MAX_METRICS_PER_PAGE
+) -> list[TrainingMetric]:
+    return list(metric_list(job, after=after)[:limit])
 
 
 def metric_series(job: TrainingJob) -> list[dict[str, Any]]:
@@ -117,13 +127,18 @@ def metric_series(job: TrainingJob) -> list[dict[str, Any]]:
     ]
 
 
-def rollout_page(
-    job: TrainingJob, *, step: int | None, page: int, page_size: int = 20
-) -> Page[TrainingRollout]:
+def rollout_list(job: TrainingJob, *, step: int | None) -> QuerySet[TrainingRollout]:
+    """The run's rollouts, newest step first (only `step`'s, when given)."""
     rows = job.rollouts.all()
     if step is not None:
         rows = rows.filter(step=step)
-    return Paginator(rows.order_by("-step", "index"), page_size).get_page(page)
+    return rows.order_by("-step", "index")
+
+
+def rollout_page(
+    job: TrainingJob, *, step: int | None, page: int, page_size: int = 20
+) -> Page[TrainingRollout]:
+    return Paginator(rollout_list(job, step=step), page_size).get_page(page)
 
 
 def rollout_steps(job: TrainingJob) -> list[int]:
@@ -131,8 +146,9 @@ def rollout_steps(job: TrainingJob) -> list[int]:
 
 
 def log_tail(job: TrainingJob, *, max_bytes: int = LOG_TAIL_BYTES) -> str:
-    """The end of the run's log (train.log in its output directory): kept after a failure."""
-    return file_tail(Path(job.output_dir) / "train.log", max_bytes=max_bytes)
+    """The end of the run's log (train.log in its output directory): kept after a failure. Its
+    paths are shown relative to the training directory, as every reader may see it."""
+    return shown_paths(file_tail(Path(job.output_dir) / "train.log", max_bytes=max_bytes))
 
 
 def file_tail(path: Path, *, max_bytes: int = LOG_TAIL_BYTES) -> str:

@@ -18,6 +18,7 @@ from apps.accounts.roles import ROLE_REQUIREMENT, Role
 from apps.common.errors import Conflict, Invalid
 from apps.training import charts, compare, datasets, selectors, services
 from apps.training.models import DatasetKind, Evaluation, TrainingDataset, TrainingJob
+from apps.training.paths import shown_paths
 from quest.training.sft import DEFAULT_MIN_REWARD
 
 LISTED = 100
@@ -330,8 +331,8 @@ def _shown(value: Any) -> str:
     if value is None:
         return "—"
     if isinstance(value, list | dict):
-        return json.dumps(value, ensure_ascii=False)
-    return str(value)
+        return shown_paths(json.dumps(value, ensure_ascii=False))
+    return shown_paths(str(value))
 
 
 def _diff_rows(jobs: list[TrainingJob]) -> tuple[list[Any], list[Any]]:

@@ -156,7 +156,7 @@ def test_the_admin_user_list_shows_everyones_roles(
     admin = make_user("admin", username="ada")
     make_user("annotator", username="bob")
     response = client.get("/api/users", headers=bearer(admin))
-    assert [(u["username"], u["roles"]) for u in response.json()] == [
+    assert [(u["username"], u["roles"]) for u in response.json()["results"]] == [
         ("ada", ["admin"]),
         ("bob", ["annotator"]),
     ]

@@ -179,11 +179,11 @@ def test_annotators_see_only_their_own_assignments_and_reviewers_see_all(
     theirs = _claim(bob, campaign)
     assert mine is not None and theirs is not None
     listed = client.get("/api/audit/assignments", headers=bearer(alice)).json()
-    assert [a["id"] for a in listed] == [mine.pk]
+    assert [a["id"] for a in listed["results"]] == [mine.pk]
     peek = client.get(f"/api/audit/assignments/{theirs.pk}", headers=bearer(alice))
     assert peek.status_code == 403
     everyone = client.get("/api/audit/assignments", headers=bearer(make_user("reviewer"))).json()
-    assert {a["id"] for a in everyone} == {mine.pk, theirs.pk}
+    assert {a["id"] for a in everyone["results"]} == {mine.pk, theirs.pk}
 
 
 def test_without_an_account_nothing_is_claimed() -> None:

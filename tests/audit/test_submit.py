@@ -107,7 +107,8 @@ def test_a_reject_and_an_accept_wait_for_a_reviewer_and_stay_out_of_training(
     assert Task.objects.get().audit_state == AuditState.UNAUDITED
     assert not training_eligible_tasks().exists()
     reviewer = bearer(make_user("reviewer", username="boss"))
-    disputes = client.get(f"/api/audit/campaigns/{campaign.pk}/disputes", headers=reviewer).json()
+    listed = client.get(f"/api/audit/campaigns/{campaign.pk}/disputes", headers=reviewer).json()
+    disputes = listed["results"]
     assert [(d["item_id"], d["decision_disputed"], d["open_nodes"]) for d in disputes] == [
         (item.pk, True, 1)
     ]
@@ -126,7 +127,7 @@ def test_a_reject_and_an_accept_wait_for_a_reviewer_and_stay_out_of_training(
     assert body["gold"]["capital"]["error_type"] == "hard_coded_answer"
     assert Task.objects.get().audit_state == AuditState.REJECTED
     left = client.get(f"/api/audit/campaigns/{campaign.pk}/disputes", headers=reviewer).json()
-    assert left == [], "a settled dispute leaves the list"
+    assert left["results"] == [], "a settled dispute leaves the list"
     annotator = bearer(make_user("annotator"))
     assert _post(client, url, annotator, decision="accept").status_code == 403
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import pytest
@@ -49,3 +50,50 @@ def test_make_runs_web_process_warms_when_asked_and_only_then(
         monkeypatch.setenv("QUESTWEB_WARM_SEARCH", value)
         importlib.reload(questweb.asgi)
         assert calls == expected
+
+
+def _warm_records(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger=selectors.__name__):
+        assert selectors.warm_search() is False
+    return [r for r in caplog.records if r.name == selectors.__name__]
+
+
+@pytest.mark.django_db
+def test_a_first_start_says_in_one_line_that_the_corpus_is_loading_without_a_traceback(
+    corpus_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from apps.corpus.services import corpus_bootstrap
+
+    queued = corpus_bootstrap()  # what `make run` does on a first start, before the processes
+    assert len(queued) == 3
+    [record] = _warm_records(caplog)
+    assert record.exc_info is None and record.levelno == logging.INFO
+    assert record.getMessage() == (
+        "search: the corpus is empty; it is loading in the background (3 corpus jobs queued or "
+        "running, see /corpus/) and search will be ready when the first load finishes"
+    )
+
+
+@pytest.mark.django_db
+def test_an_empty_corpus_nobody_loads_says_where_to_load_it_in_one_line(
+    corpus_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    [record] = _warm_records(caplog)
+    assert record.exc_info is None
+    assert record.getMessage() == (
+        "search: the corpus is empty; search will be ready once one is loaded on /corpus/"
+    )
+
+
+def test_a_real_failure_to_warm_still_logs_its_traceback(
+    small_corpus: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken() -> None:
+        raise OSError("index file unreadable")
+
+    monkeypatch.setattr(selectors, "searcher", broken)
+    [record] = _warm_records(caplog)
+    assert record.levelno == logging.WARNING
+    assert record.getMessage() == "could not warm the search engine"
+    assert record.exc_info is not None and "index file unreadable" in str(record.exc_info[1])

@@ -136,20 +136,17 @@ def test_the_list_shows_own_and_public_sessions_but_not_others_private_ones(
     public = make_session(other, visibility=Visibility.PUBLIC, question="shared")
     hidden = make_session(other, visibility=Visibility.PRIVATE, question="secret")
     body = client.get("/api/live/sessions", headers=bearer(me)).json()
-    ids = {s["id"] for s in body["sessions"]}
+    ids = {s["id"] for s in body["results"]}
+    assert body["sessions"] == body["results"], "the deprecated key, kept for one release"
     assert ids == {str(mine.public_id), str(public.public_id)}
     assert (
         client.get(f"/api/live/sessions/{hidden.public_id}", headers=bearer(me)).status_code == 404
     )
-    admin_ids = {
-        s["id"]
-        for s in client.get("/api/live/sessions", headers=bearer(make_user("admin"))).json()[
-            "sessions"
-        ]
-    }
+    everyone = client.get("/api/live/sessions", headers=bearer(make_user("admin"))).json()
+    admin_ids = {s["id"] for s in everyone["results"]}
     assert str(hidden.public_id) in admin_ids
     filtered = client.get("/api/live/sessions?mine=true&q=own", headers=bearer(me)).json()
-    assert [s["question"] for s in filtered["sessions"]] == ["my own"]
+    assert [s["question"] for s in filtered["results"]] == ["my own"]
     bad = client.get("/api/live/sessions?status=sleeping", headers=bearer(me))
     assert bad.status_code == 422
 

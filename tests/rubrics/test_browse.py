@@ -64,7 +64,7 @@ def test_saving_an_edit_makes_a_new_current_version_and_the_diff_names_the_chang
     )
     assert response.status_code == 201 and response.json()["number"] == 2
     versions = client.get(f"/api/tasks/{task.pk}/versions", headers=headers).json()
-    assert [v["number"] for v in versions] == [2, 1]
+    assert [v["number"] for v in versions["results"]] == [2, 1]
     diff = client.get(f"/api/tasks/{task.pk}/diff?a=1&b=2", headers=headers).json()
     assert [
         (c["op"], c["node_id"], c["field"], c["before"], c["after"]) for c in diff["changes"]

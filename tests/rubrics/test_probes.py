@@ -210,10 +210,10 @@ def test_the_probe_api_queues_lists_and_reports_runs(
     assert done.status_code == 200
     assert (done.json()["status"], done.json()["verdict"]) == ("done", "sound")
     assert done.json()["report"]["limits"]["solution_min"] == 0.95
-    listed = client.get(f"/api/tasks/{task.pk}/probes", headers=viewer).json()
+    listed = client.get(f"/api/tasks/{task.pk}/probes", headers=viewer).json()["results"]
     assert [r["id"] for r in listed] == [chosen.json()["id"], body["id"]]
     assert "report" not in listed[0]
-    assert client.get(f"/api/tasks/{other.pk}/probes", headers=viewer).json() == []
+    assert client.get(f"/api/tasks/{other.pk}/probes", headers=viewer).json()["count"] == 0
     gone = client.get("/api/probes/999999", headers=viewer)
     assert gone.status_code == 404 and gone.json()["detail"] == "no probe run 999999"
     assert client.get("/api/tasks/999999/probes", headers=viewer).status_code == 404

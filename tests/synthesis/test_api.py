@@ -205,7 +205,10 @@ def test_a_campaign_and_an_export_from_a_finished_batch(
     )
     assert created.status_code == 201, created.content
     assert (created.json()["name"], created.json()["total"]) == ("Geography round", batch.accepted)
-    assert Campaign.objects.get().filters == {"batch": f"synthesis-{batch.pk}"}
+    assert Campaign.objects.get().filters == {
+        "batch": f"synthesis-{batch.pk}",
+        "audit_state": "unaudited",
+    }
 
     export = client.get(f"/api/synthesis/batches/{batch.pk}/export", headers=headers)
     assert export.status_code == 200

@@ -297,9 +297,11 @@ def test_an_audit_campaign_is_created_from_a_finished_batch_in_one_call(
     admin: User, run_batch: Callable[..., SynthesisBatch]
 ) -> None:
     batch = run_batch(admin, count=3, seed=5)
-    campaign = batch_campaign_create(user=admin, batch_id=batch.pk, annotators_per_task=1)
+    result = batch_campaign_create(user=admin, batch_id=batch.pk, annotators_per_task=1)
+    campaign = result.campaign
     assert campaign.name == f"Synthesis batch {batch.pk}"
-    assert campaign.filters == {"batch": f"synthesis-{batch.pk}"}
+    assert campaign.filters == {"batch": f"synthesis-{batch.pk}", "audit_state": "unaudited"}
+    assert (result.created, result.added) == (True, batch.accepted)
     tasks = set(batch.candidates.filter(accepted=True).values_list("task_id", flat=True))
     assert set(campaign.items.values_list("task_id", flat=True)) == tasks
     assert campaign.annotators_per_task == 1

@@ -140,6 +140,6 @@ def test_presets_are_saved_listed_and_deleted_by_admins_only(
     saved = post(client, "presets", body, bearer(admin))
     assert saved.status_code == 201 and saved.json()["config"]["max_steps"] == 9
     listed = client.get("/api/training/presets", headers=bearer(viewer)).json()
-    assert [p["name"] for p in listed] == ["paper"]
+    assert [p["name"] for p in listed["results"]] == ["paper"]
     gone = client.delete(f"/api/training/presets/{saved.json()['id']}", headers=bearer(admin))
     assert gone.status_code == 204

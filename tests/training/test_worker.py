@@ -95,11 +95,11 @@ def test_sft_then_grpo_run_through_the_gpu_worker_with_metrics_and_rollouts_stor
                             "sft": {"gradient_accumulation_steps": 1}})  # fmt: skip
     done = api.wait(f"jobs/{sft['id']}", lambda j: j["status"] in ENDED)
     assert (done["status"], done["step"], done["error"]) == ("done", 3, "")
-    metrics = api.get(f"jobs/{sft['id']}/metrics")
+    metrics = api.get(f"jobs/{sft['id']}/metrics")["results"]
     steps = [m for m in metrics if m["kind"] == "step"]
     assert [m["step"] for m in steps] == [1, 2, 3]
     assert all(m["values"]["loss"] > 0 and m["values"]["step_s"] > 0 for m in steps)
-    names = [c["name"] for c in api.get(f"jobs/{sft['id']}/checkpoints")]
+    names = [c["name"] for c in api.get(f"jobs/{sft['id']}/checkpoints")["results"]]
     assert names[0] == "final" and "checkpoint-2" in names
     assert "train: step 3/3" in api.get(f"jobs/{sft['id']}/log")["text"]
 
@@ -110,7 +110,8 @@ def test_sft_then_grpo_run_through_the_gpu_worker_with_metrics_and_rollouts_stor
                              "grpo": {"num_generations": 2, "prompts_per_step": 1}})  # fmt: skip
     done = api.wait(f"jobs/{grpo['id']}", lambda j: j["status"] in ENDED)
     assert (done["status"], done["step"]) == ("done", 2), done["error"]
-    logged = [m["values"] for m in api.get(f"jobs/{grpo['id']}/metrics") if m["kind"] == "step"]
+    metrics = api.get(f"jobs/{grpo['id']}/metrics")["results"]
+    logged = [m["values"] for m in metrics if m["kind"] == "step"]
     assert all("reward" in v and "reward/base" in v and "share/rollout" in v for v in logged)
     rollouts = api.get(f"jobs/{grpo['id']}/rollouts?page_size=50")
     # Two rollouts a group; an all-equal group may be replaced by a fresh one (dynamic
@@ -130,7 +131,7 @@ def test_a_cancelled_run_saves_a_checkpoint_and_resumes_from_it(
     assert asked["cancel_requested"] is True
     stopped = api.wait(f"jobs/{long['id']}", lambda j: j["status"] in ENDED)
     assert stopped["status"] == "stopped", stopped["error"]
-    [saved] = api.get(f"jobs/{long['id']}/checkpoints")
+    [saved] = api.get(f"jobs/{long['id']}/checkpoints")["results"]
     assert saved["name"] == f"checkpoint-{saved['step']}" and saved["step"] >= 2
     assert saved["resumable"] is True, "a resumable job's newest checkpoint keeps its optimiser"
     resumed = api.post(f"jobs/{long['id']}/resume",
@@ -138,7 +139,8 @@ def test_a_cancelled_run_saves_a_checkpoint_and_resumes_from_it(
     assert resumed["resumed_from_id"] == long["id"]
     done = api.wait(f"jobs/{resumed['id']}", lambda j: j["status"] in ENDED)
     assert (done["status"], done["step"]) == ("done", saved["step"] + 2), done["error"]
-    steps = [m["step"] for m in api.get(f"jobs/{resumed['id']}/metrics") if m["kind"] == "step"]
+    metrics = api.get(f"jobs/{resumed['id']}/metrics")["results"]
+    steps = [m["step"] for m in metrics if m["kind"] == "step"]
     assert steps == [saved["step"] + 1, saved["step"] + 2], "the step count went on"
 
 

@@ -139,7 +139,7 @@ def assignment_list(
         qs = qs.filter(annotator_id=annotator_id)
     if campaign_id is not None:
         qs = qs.filter(campaign_id=campaign_id)
-    return qs.order_by("-claimed_at")
+    return qs.order_by("-claimed_at", "-pk")
 
 
 def assignment_get(*, user: User, assignment_id: int) -> Assignment:

@@ -12,6 +12,7 @@ from apps.audit.services.campaigns import (
     campaign_close,
     campaign_create,
     campaign_probe_all,
+    campaign_tasks_add,
     demo_campaign_ensure,
     tasks_probe_all,
 )
@@ -35,6 +36,7 @@ __all__ = [
     "campaign_close",
     "campaign_create",
     "campaign_probe_all",
+    "campaign_tasks_add",
     "demo_campaign_ensure",
     "export_enqueue",
     "export_path",

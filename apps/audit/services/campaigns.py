@@ -6,13 +6,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Count, Max
 
 from apps.accounts.models import User
 from apps.accounts.permissions import require_role
 from apps.accounts.roles import ROLE_REQUIREMENT, Role
 from apps.audit.models import Campaign, CampaignStatus, CampaignTask, ItemState
 from apps.audit.selectors.campaigns import FILTER_FIELDS, tasks_matching
-from apps.common.errors import Invalid, NotFound
+from apps.common.errors import Conflict, Invalid, NotFound
 from apps.rubrics.services import ProbesQueued, probes_ensure
 from quest.audit.taxonomy import ACCEPTING_DECISIONS
 
@@ -101,6 +102,32 @@ def campaign_create(
     CampaignTask.objects.bulk_create(items, batch_size=BATCH)
     campaign.annotators.set(annotators)
     return campaign
+
+
+@transaction.atomic
+def campaign_tasks_add(*, user: User, campaign_id: int, filters: Mapping[str, Any]) -> int:
+    """Append every task matching `filters` that the campaign does not hold yet, after its last
+    item; how many were added. Its items, and whoever works on them, are left as they are."""
+    require_role(user, Role.ADMIN)
+    campaign = Campaign.objects.select_for_update().filter(pk=campaign_id).first()
+    if campaign is None:
+        raise NotFound(f"no campaign {campaign_id}")
+    if campaign.status == CampaignStatus.CLOSED:
+        raise Conflict(f"campaign “{campaign.name}” is closed: it takes no new tasks")
+    held = campaign.items.aggregate(n=Count("pk"), last=Max("position"))
+    rows = list(
+        tasks_matching(_clean_filters(filters))
+        .exclude(audit_items__campaign=campaign)
+        .order_by("created_at", "id")
+        .values_list("id", "current_version_id")[: max(MAX_CAMPAIGN_TASKS - held["n"], 0)]
+    )
+    first = 0 if held["last"] is None else held["last"] + 1
+    items = [
+        CampaignTask(campaign=campaign, task_id=task_id, position=first + i, start_version_id=v)
+        for i, (task_id, v) in enumerate(rows)
+    ]
+    CampaignTask.objects.bulk_create(items, batch_size=BATCH)
+    return len(items)
 
 
 def campaign_close(*, user: User, campaign_id: int) -> Campaign:

@@ -22,6 +22,7 @@ from apps.training.models import (
     TrainingJob,
     TrainingPreset,
 )
+from apps.training.paths import shown_paths
 from apps.training.services.common import admin, locked, name_of, room
 from apps.training.services.datasets import dataset_file
 
@@ -38,8 +39,10 @@ TUNABLE = ("max_steps", "save_steps", "logging_steps", "seed", "resumable", "sft
 
 
 def model_check(model: Any) -> str:
-    """tiny, smollm2, or an absolute path: a model directory here (it must hold config.json),
-    or one that exists only on the gpu workers (the worker says so if it does not)."""
+    """tiny, smollm2, a model directory under the training directory named relative to it (as
+    the pages and REST show a checkpoint: runs/3/final), or an absolute path: a model
+    directory here (it must hold config.json), or one that exists only on the gpu workers (the
+    worker says so if it does not). Returns the model as a run gets it: a directory absolute."""
     from quest.training.config import SMOLLM2, TINY
 
     if not isinstance(model, str) or not model.strip():
@@ -50,11 +53,23 @@ def model_check(model: Any) -> str:
     if model in (TINY, SMOLLM2):
         return model
     path = Path(model)
-    if not path.is_absolute() or ".." in path.parts:
-        raise Invalid("model: a model directory must be an absolute path without '..'")
+    if ".." in path.parts:
+        raise Invalid("model: a model directory is a path without '..'")
+    if not path.is_absolute():
+        return _training_model(path)
     if path.exists() and not (path / "config.json").is_file():
         raise Invalid(f"model: {model} is not a model directory (no config.json)")
     return model
+
+
+def _training_model(relative: Path) -> str:
+    path = selectors.training_root() / relative
+    if not (path / "config.json").is_file():
+        raise Invalid(
+            f"model: {relative} is not a model directory under the training directory (one "
+            "elsewhere is given as an absolute path)"
+        )
+    return str(path)
 
 
 def job_config(
@@ -102,7 +117,7 @@ def config_preview(
     dataset = selectors.dataset_get(user=user, dataset_id=dataset_id)
     output = str(selectors.training_root() / "runs" / "<job id>")
     config = job_config(kind=kind, dataset=dataset, model=model, params=params, output_dir=output)
-    return str(render_yaml(config))
+    return shown_paths(str(render_yaml(config)))
 
 
 def job_create(
