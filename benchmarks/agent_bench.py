@@ -24,8 +24,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from quest.agent import Budgets, RuleCondenser, ScriptedPolicy, run_agent
+from quest.protocol.calls import string_list
 from quest.tools import Toolbox, ToolResult
-from quest.tools.arguments import string_list
 
 HISTORIES = (10, 100, 400)
 QUESTION = "What is the capital city of Freedonia?"

@@ -9,6 +9,7 @@ from typing import Any
 from apps.common.errors import Invalid
 from apps.common.storable import unstorable
 from quest.rubric.errors import RubricError
+from quest.rubric.importers import import_canonical
 from quest.rubric.importers import import_tree as _import_tree
 from quest.rubric.model import RubricTree
 from quest.rubric.stats import tree_stats as _tree_stats
@@ -52,7 +53,7 @@ def import_tree(raw: Any) -> dict[str, Any]:
 
 def load(tree: dict[str, Any]) -> RubricTree:
     """A stored canonical tree back as the engine's model."""
-    return RubricTree.from_dict(tree)
+    return import_canonical(tree).tree
 
 
 def tree_stats(tree: dict[str, Any]) -> dict[str, Any]:

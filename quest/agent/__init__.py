@@ -1,5 +1,6 @@
-"""The QUEST research agent (QUEST-SPEC §5): the text protocol, the loop with its budgets and
-context condenser, the policies (scripted and LLM) and the trajectories they leave for training.
+"""The QUEST research agent (QUEST-SPEC §5): the loop that acts on the text protocol
+(quest.protocol), with its budgets and context condenser, the policies (scripted and LLM) and
+the trajectories they leave for training.
 """
 
 from __future__ import annotations
@@ -9,7 +10,6 @@ from quest.agent.condenser import Condenser, LLMCondenser, RuleCondenser
 from quest.agent.events import EVENT_TYPES, EventSink, FanOut, JsonlSink, ListSink, NullSink
 from quest.agent.loop import RunResult, Usage, run_agent
 from quest.agent.policies import LLMPolicy, Policy, PolicyTurn
-from quest.agent.protocol import Turn, parse_turn
 from quest.agent.scripted import ScriptedPolicy
 from quest.agent.state import (
     DRState,
@@ -21,6 +21,7 @@ from quest.agent.state import (
     render_state_block,
 )
 from quest.agent.trajectory import Segment, Trajectory
+from quest.protocol.turns import Turn, parse_turn
 
 __all__ = [
     "EVENT_TYPES",

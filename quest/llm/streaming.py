@@ -5,15 +5,12 @@ tokens the current request has produced so far, and `cancelled` is asked every `
 whether to give the request up (then `complete` raises `Cancelled` within about `poll_s`, also
 when the server sends nothing for minutes). The request runs on a helper thread; the callbacks
 are always called on the caller's thread, so they may use its database connection.
-
-`read_stream` reads an OpenAI-style server-sent-event stream (`"stream": true`).
 """
 
 from __future__ import annotations
 
-import json
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -68,53 +65,3 @@ def watched(watch: Watch, work: Callable[[Progress], T]) -> T:
     if "error" in outcome:
         raise outcome["error"]
     return outcome["value"]  # type: ignore[no-any-return]
-
-
-@dataclass(frozen=True)
-class Streamed:
-    text: str
-    finish_reason: str
-    usage: dict[str, Any]
-    model: str
-
-
-class StreamError(Exception):
-    """The stream was not a chat-completion event stream."""
-
-
-def read_stream(lines: Iterable[str], progress: Progress) -> Streamed | None:
-    """The completion an event stream carries; None when `progress.abort` cut it short. Each
-    chunk with content counts as one token until the server's own `usage` says otherwise."""
-    parts: list[str] = []
-    finish, model = "stop", ""
-    usage: dict[str, Any] = {}
-    for line in lines:
-        if progress.abort.is_set():
-            return None
-        if not line.startswith("data:"):
-            continue
-        data = line[len("data:") :].strip()
-        if data == "[DONE]":
-            break
-        chunk = _chunk(data)
-        if isinstance(chunk.get("usage"), dict):
-            usage = chunk["usage"]
-        if isinstance(chunk.get("model"), str):
-            model = chunk["model"]
-        for choice in chunk.get("choices") or ():
-            content = (choice.get("delta") or {}).get("content")
-            if isinstance(content, str) and content:
-                parts.append(content)
-                progress.tokens += 1
-            finish = choice.get("finish_reason") or finish
-    return Streamed("".join(parts), str(finish), usage, model)
-
-
-def _chunk(data: str) -> dict[str, Any]:
-    try:
-        chunk = json.loads(data)
-    except ValueError as exc:
-        raise StreamError(f"malformed stream chunk: {exc}") from None
-    if not isinstance(chunk, dict):
-        raise StreamError("a stream chunk is not a JSON object")
-    return chunk

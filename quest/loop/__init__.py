@@ -1,1 +1,1 @@
-"""The whole QUEST recipe on one machine, resumable: `python -m quest loop` (quest.loop.cli)."""
+"""The whole QUEST recipe on one machine, resumable: `python -m quest loop` (quest.cli.loop)."""

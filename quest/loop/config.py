@@ -18,6 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
+import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from quest.agent.budgets import Budgets
@@ -29,6 +30,7 @@ from quest.training.config import (
     SFTParams,
     flat_fields,
 )
+from quest.untrusted_yaml import load_yaml
 
 CONFIG_FILE = "loop.yaml"
 OutOfFamily = Literal[
@@ -129,11 +131,10 @@ class EvalStage(_Strict):
     # what it practised, before the other slices ask whether it generalises?
     practised_tasks: int = Field(default=40, ge=0)
     temperature: float = Field(default=0.0, ge=0)  # 0: greedy
-    # Sessions sampled together. Memory grows with it and with the context: 40 SFT-model
-    # sessions of up to 4 turns with 2,000-character tool outputs (each prefilled padded to the
-    # longest, their keys and values kept for the next turn) passed 24 GB on the CPU and the
-    # process was killed; with 12 it was killed too, after 36 of 60 tasks (memory grows from
-    # wave to wave: README "The whole recipe in one command").
+    # Sessions sampled together. A wave's memory grows with it and with the context (their keys
+    # and values are kept for the next turn): 12 sessions of 3,300 tokens peak near 6.3 GB on
+    # the CPU, and the heaps are trimmed between waves (quest.training.heap). 40 passed 24 GB
+    # before the prefill was chunked and the heaps bounded.
     batch: int = Field(default=12, ge=1, le=256)
 
 
@@ -199,10 +200,6 @@ def _merged(defaults: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
 
 
 def read_loop_config(directory: Path) -> LoopConfig | None:
-    import yaml
-
-    from quest.untrusted_yaml import load_yaml
-
     path = directory / CONFIG_FILE
     if not path.is_file():
         return None
@@ -214,8 +211,6 @@ def read_loop_config(directory: Path) -> LoopConfig | None:
 
 
 def render_loop_config(config: LoopConfig) -> str:
-    import yaml
-
     return str(yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False))
 
 

@@ -23,9 +23,18 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from quest.agent.condenser import RuleCondenser
+from quest.agent.scripted import ScriptedPolicy
+from quest.corpus.store import CorpusStore
 from quest.loop.config import LoopConfig
 from quest.loop.synth import SynthFailed, synthesize_sides
-from quest.training.records import write_jsonl
+from quest.tools.offline import offline_toolbox
+from quest.training.collect import collect
+from quest.training.guided import guided_teachers
+from quest.training.records import atomic_path, read_jsonl, write_jsonl
+from quest.training.rl import build_rl, write_rl
+from quest.training.rollouts import read_rollouts
+from quest.training.sft import SFTBuilder
 from quest.training.tasks import TrainingTask, read_tasks
 
 if TYPE_CHECKING:
@@ -109,7 +118,7 @@ def gate_stage(directory: Path, config: LoopConfig, say: Progress) -> dict[str, 
     the tree sound), recorded as accepted by no human. `human`: the ids in gate/accepted.txt;
     without that file the loop waits."""
     where = paths(directory)
-    records = {str(r["task_id"]): r for _, r in _jsonl(where["accepted"])}
+    records = {str(r["task_id"]): r for _, r in read_jsonl(where["accepted"])}
     split = json.loads(where["split"].read_text(encoding="utf-8"))["split"]
     if config.gate == "auto-accept-sound":
         accepted = set(records)
@@ -161,18 +170,9 @@ def collect_stage(
     decides what is kept, never the teacher. No hint retry: a hinted rollout's searches carry
     words of the answer the recorded prompt does not, and SFT would teach the model to know
     what it was never told. The RL set is every train task."""
-    from quest.agent.condenser import RuleCondenser
-    from quest.corpus.store import CorpusStore
-    from quest.tools.offline import offline_toolbox
-    from quest.training.collect import collect
-    from quest.training.records import atomic_path
-    from quest.training.rl import build_rl, write_rl
-    from quest.training.rollouts import read_rollouts
-    from quest.training.sft import SFTBuilder
-
     where = paths(directory)
     tasks = read_tasks(where["train"])
-    records = {str(r["task_id"]): r for _, r in _jsonl(where["accepted"])}
+    records = {str(r["task_id"]): r for _, r in read_jsonl(where["accepted"])}
     store = CorpusStore(corpus)
     toolbox = offline_toolbox(corpus)
     where["trajectories"].parent.mkdir(parents=True, exist_ok=True)
@@ -203,7 +203,7 @@ def collect_stage(
             on_rollout=sink(out),
         )
     builder = SFTBuilder(tasks=tasks, store=store, min_reward=config.collect.min_reward)
-    rollouts = read_rollouts(_jsonl(where["trajectories"]), source=str(where["trajectories"]))
+    rollouts = read_rollouts(read_jsonl(where["trajectories"]), source=str(where["trajectories"]))
     rows = write_jsonl(where["sft"], builder.rows(rollouts))
     rl = build_rl(tasks)
     write_rl(where["rl"], rl.rows)
@@ -235,9 +235,6 @@ def _teachers(config: LoopConfig, records: dict[str, Any], toolbox: Toolbox) -> 
     """collect's policy arguments for `collect.teacher`: the guided teacher built per task from
     its record (and, with `collect.fallback`, the scripted researcher where its rollout is not
     kept); or the scripted researcher."""
-    from quest.agent.scripted import ScriptedPolicy
-    from quest.training.guided import guided_teachers
-
     if config.collect.teacher == "scripted":
         return {"policy_factory": ScriptedPolicy}
     teachers = guided_teachers(records, toolbox, config.budgets())
@@ -266,12 +263,6 @@ def _kept_by_family(
 def _task_record(record: dict[str, Any]) -> dict[str, Any]:
     keep = ("task_id", "question", "rubric", "type", "category")
     return {key: record[key] for key in keep if key in record}
-
-
-def _jsonl(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
-    from quest.training.records import read_jsonl
-
-    return read_jsonl(path)
 
 
 def _write_json(path: Path, data: Any) -> None:

@@ -18,11 +18,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from quest.corpus.store import CorpusStore
 from quest.loop.config import LoopConfig
 from quest.loop.data_stages import Progress, StageFailed, paths
 from quest.loop.state import Clock
+from quest.tools.offline import offline_toolbox
+from quest.training.batch_eval import evaluate_model
 from quest.training.config import TrainConfig, checkpoint_step
+from quest.training.evaluate import summarize
 from quest.training.tasks import TrainingTask, read_tasks
+from quest.training.trainers import EXCERPT_CHARS, FINAL_DIR, ROLLOUTS, run_training
 
 MODELS = ("base", "sft", "grpo")
 WATCH_SECONDS = 1.0
@@ -68,8 +73,6 @@ def train_stage(
 ) -> dict[str, Any]:
     """Run `train` until max_steps or the deadline (loop active seconds), resuming from its
     last checkpoint. Returns the stage's outputs; `model` is the directory later stages load."""
-    from quest.training.trainers import FINAL_DIR, run_training
-
     out = Path(train.output_dir)
     final = out / FINAL_DIR
     last = latest_checkpoint(out)
@@ -158,9 +161,6 @@ def evaluate_stage(
     when GRPO ran, the train tasks it rolled out on (`practised.models`,
     eval/<model>.practised.json). A model already evaluated on a slice by an earlier run of
     the loop is kept."""
-    from quest.corpus.store import CorpusStore
-    from quest.tools.offline import offline_toolbox
-
     where = paths(directory)
     heldout = read_tasks(where["heldout"])[: config.eval.tasks]
     if not heldout:
@@ -168,8 +168,6 @@ def evaluate_stage(
     family: list[TrainingTask] = []
     if where["out_of_family"].is_file() and config.eval.family_tasks:
         family = read_tasks(where["out_of_family"])[: config.eval.family_tasks]
-    from quest.training.trainers import ROLLOUTS
-
     rollouts = [directory / "runs" / "grpo" / ROLLOUTS]
     practised = practised_tasks(directory, rollouts, config.eval.practised_tasks)
     practised = practised if "grpo" in models else []
@@ -206,8 +204,6 @@ def practised_tasks(directory: Path, rollouts: list[Path], limit: int) -> list[T
     """The first `limit` train tasks of the loop in `directory`, in task-id order, that every
     GRPO run of `rollouts` (their rollouts files name each rollout's question) rolled out on:
     a fixed set, the same on a resume."""
-    from quest.training.trainers import EXCERPT_CHARS
-
     if not limit or not all(path.is_file() for path in rollouts):
         return []
     asked = [_questions(path) for path in rollouts]
@@ -233,9 +229,6 @@ class Evaluation:
     def __call__(
         self, name: str, model: str, tasks: list[TrainingTask], suffix: str
     ) -> dict[str, Any]:
-        from quest.training.batch_eval import evaluate_model
-        from quest.training.evaluate import summarize
-
         label = f"{name} ({SLICE_LABELS[suffix]})"
 
         def shown(index: int, score: Any) -> None:

@@ -19,9 +19,14 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from quest.corpus.store import CorpusStore
 from quest.loop.config import LoopConfig
 from quest.loop.split import Split, split_tasks
+from quest.rubric.distractors import TitleDistractors
+from quest.search.encoder import MiniLMEncoder
 from quest.synthesis.entities import CLASS, task_entities
+from quest.synthesis.model import BatchSpec, SynthesisError
+from quest.synthesis.runner import synthesize
 from quest.synthesis.worlds import Scope, Worlds, partition
 
 Progress = Callable[[str], None]
@@ -126,12 +131,6 @@ def _batch(
     classes: dict[str, float],
     rejected: Counter[str],
 ) -> list[tuple[int, dict[str, Any]]]:
-    from quest.corpus.store import CorpusStore
-    from quest.rubric.distractors import TitleDistractors
-    from quest.search.encoder import MiniLMEncoder
-    from quest.synthesis.model import BatchSpec, SynthesisError
-    from quest.synthesis.runner import synthesize
-
     spec = BatchSpec(
         generator="kg",
         count=count,

@@ -7,7 +7,7 @@ verl: point `custom_reward_function.path` at this file and `custom_reward_functi
 
 The response is scored with quest.rubric.reward.answer_reward: R = 0.75·base +
 0.25·valid_rate·clip(base, 0, 1), base the tree's root score. The answer is the response's last
-closed `<answer>…</answer>` block outside `<think>` (quest.agent.protocol): a response without
+closed `<answer>…</answer>` block outside `<think>` (quest.protocol.turns): a response without
 one (tool calls only, an answer cut off before `</answer>`, plain text) has no answer and earns
 0. Tags are read in lower case only, as the protocol reads them: an `<ANSWER>` inside the answer
 is text of it, and answer_reward scores exactly the answer the protocol shows.
@@ -43,9 +43,9 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from quest.agent.protocol import parse_turn
 from quest.corpus.model import CorpusError
 from quest.corpus.store import CorpusStore
+from quest.protocol.turns import parse_turn
 from quest.rubric.documents import DocumentStore
 from quest.rubric.errors import RubricError
 from quest.rubric.importers import loads_tree

@@ -154,14 +154,6 @@ class RubricTree:
     def to_json(self, *, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
 
-    @classmethod
-    def from_dict(cls, data: object) -> RubricTree:
-        """Parse canonical JSON (raises RubricError). The importer depends on this module, so
-        it is imported here rather than at the top."""
-        from quest.rubric.importers import import_canonical
-
-        return import_canonical(data).tree
-
 
 def _thaw(mapping: Mapping[str, JSONValue]) -> dict[str, JSONValue]:
     # Extras were decoded from JSON and depth-checked on import; a JSON round trip is the

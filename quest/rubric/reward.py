@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from quest.protocol.turns import answer_text
 from quest.rubric.citations import Citation, CitedAnswer, parse_citations
 from quest.rubric.documents import Document, DocumentStore, page_at
 from quest.rubric.errors import RubricError
@@ -76,15 +77,11 @@ def combine(base: float, valid_rate: float) -> float:
 
 def extract_answer(response: str) -> str:
     """The answer of a response, by the one rule of the agent protocol
-    (quest.agent.protocol.answer_text): the last closed, non-empty `<answer>…</answer>` outside
+    (quest.protocol.turns.answer_text): the last closed, non-empty `<answer>…</answer>` outside
     `<think>`, tags in lower case only (`<ANSWER>` is text of the answer, as the protocol shows
     it); "" when tags hold no such block; a response without `<answer>` is all answer. An answer
     the protocol already took out of its tags comes back unchanged, so what is scored is what
     was shown."""
-    # Imported here: the agent package imports this engine (its display reads citations), and
-    # a module-level import back into it would make the two packages' loading order matter.
-    from quest.agent.protocol import answer_text
-
     return answer_text(response)
 
 

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from quest.search.encoder import prefer_passive_openmp
+from quest.llm.loading import prefer_passive_openmp
 from quest.search.hits import Hit
 
 if TYPE_CHECKING:

@@ -10,11 +10,11 @@ network: `local_files_only=True`.
 from __future__ import annotations
 
 import importlib.util
-import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from quest.llm.loading import MODEL_LOADING, prefer_passive_openmp
 from quest.search.hits import SearchError
 
 if TYPE_CHECKING:
@@ -36,17 +36,6 @@ class Encoder(Protocol):
     def encode(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         """One L2-normalised row per text."""
         ...
-
-
-def prefer_passive_openmp() -> None:
-    """Let idle OpenMP threads sleep instead of spinning, unless the user chose otherwise.
-
-    torch and faiss each start OpenMP thread pools whose idle threads spin by default. On a
-    busy 2-core machine (a web process and a worker side by side) the spinning threads fight
-    the working ones: one query embedding measured 670 ms instead of 20 ms. Read once, when the
-    OpenMP runtime loads, so this runs before the first import of torch or faiss.
-    """
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
 def model_dir() -> Path:
@@ -72,12 +61,10 @@ class MiniLMEncoder:
 
     def _load(self) -> None:
         prefer_passive_openmp()
-        from quest.model_loading import MODEL_LOADING
-
         folder = str(self.folder or model_dir())
         # Agents in threads search at once: the first imports transformers and loads the model,
         # the others wait for it rather than do it too (two loads at once break transformers:
-        # quest.model_loading; a first import of AutoModel in two threads at once fails in one).
+        # quest.llm.loading; a first import of AutoModel in two threads at once fails in one).
         with MODEL_LOADING:
             if self._model is not None:
                 return

@@ -18,9 +18,7 @@ from __future__ import annotations
 import math
 import zlib
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from quest.rubric.distractors import Distractors
 from quest.rubric.documents import DocumentStore
@@ -36,6 +34,9 @@ from quest.search.encoder import Encoder
 from quest.synthesis import attacks, grammar, redteam
 from quest.synthesis.kg import KnowledgeGraph
 from quest.synthesis.model import Stage
+
+if TYPE_CHECKING:
+    import numpy as np
 
 DUPLICATE_COSINE = 0.97
 MAX_CACHED_VECTORS = 500_000  # about 770 MB of 384-float vectors at most
@@ -311,6 +312,8 @@ class DuplicateIndex:
         if self.encoder is None or not self._vectors:
             how = "no encoder: compared by entities only" if self.encoder is None else ""
             return Stage("duplicate", True, how or "the first task", {"cosine": 0.0})
+        import numpy as np
+
         vector = self._encode([question])[0]
         sims = np.stack(self._vectors) @ vector
         best = int(np.argmax(sims))

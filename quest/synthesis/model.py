@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from quest.synthesis.seeds import CLASSES, SUBCATEGORIES
+
 GENERATORS = ("kg", "llm")
 # Stages only the llm generator has, before the shared funnel.
 LLM_STAGES = ("proposal", "refine", "verifier")
@@ -66,8 +68,6 @@ class BatchSpec:
     until_accepted: bool = False
 
     def problems(self) -> list[str]:
-        from quest.synthesis.seeds import CLASSES, SUBCATEGORIES
-
         found = []
         if self.generator not in GENERATORS:
             found.append(f"generator must be one of {', '.join(GENERATORS)}")

@@ -28,13 +28,13 @@ from quest.agent.budgets import Budgets
 from quest.agent.loop import run_agent
 from quest.agent.policies import LLMPolicy
 from quest.llm.types import LLMClient, LLMError
+from quest.protocol.results import ToolError, ToolResult
 from quest.rubric.errors import RubricError
 from quest.rubric.importers import export_canonical, import_tree
 from quest.rubric.judge import json_object
 from quest.synthesis.model import Stage
 from quest.synthesis.seeds import class_shape
 from quest.tools import Toolbox
-from quest.tools.results import ToolError, ToolResult
 
 GENERATOR = "questweb llm proposer"
 MAX_FIXES = 3

@@ -11,6 +11,8 @@ import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
+from quest.agent.loop import run_agent
+from quest.agent.scripted import ScriptedPolicy
 from quest.llm.types import LLMClient
 from quest.rubric.distractors import Distractors
 from quest.rubric.documents import DocumentStore
@@ -433,9 +435,6 @@ def _alternative_label(draft: Draft) -> str:
 
 
 def _agent_runner(toolbox: Toolbox) -> Callable[[str], str]:
-    from quest.agent.loop import run_agent
-    from quest.agent.scripted import ScriptedPolicy
-
     def run(question: str) -> str:
         return run_agent(question, policy=ScriptedPolicy(), toolbox=toolbox).answer
 

@@ -28,13 +28,16 @@ from __future__ import annotations
 import functools
 import hashlib
 import math
+import multiprocessing
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from typing import Any
 
 from quest.search.encoder import Encoder
 from quest.synthesis import funnel
 from quest.synthesis.model import MAX_BATCH, BatchSpec, Candidate, Stage
+from quest.synthesis.runner import synthesize
 
 SHARD_SIZE = 250  # candidates per shard: about two minutes of one core with the baseline on
 MAX_SHARDED = 20_000  # a sharded batch's most candidates (one shard stays within MAX_BATCH)
@@ -197,8 +200,6 @@ def rejected_stages(stages: Sequence[dict[str, Any]], duplicate: Stage) -> list[
 
 def synthesize_shard(spec: BatchSpec, shard: Shard, **inputs: Any) -> Iterator[Candidate]:
     """One shard's candidates under their batch indices; `inputs` as `synthesize` takes them."""
-    from quest.synthesis.runner import synthesize
-
     for candidate in synthesize(shard_spec(spec, shard), **inputs):
         yield relabel(candidate, shard, spec.seed)
 
@@ -269,9 +270,6 @@ def run_sharded(
 def _pool(workers: int) -> Any:
     if workers == 1:
         return None
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
     # Spawned, not forked: a forked child inherits torch's thread pools half-started.
     return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
 
@@ -289,8 +287,6 @@ def _run_wave(
             made += synthesize_shard(spec, shard, **build())
             done(shard, made)
         return made
-    from concurrent.futures import as_completed
-
     futures = {pool.submit(_shard_list, spec, shard, build): shard for shard in wave}
     for future in as_completed(futures):
         made += future.result()

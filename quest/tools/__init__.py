@@ -4,7 +4,8 @@ in quest.tools.protocols."""
 
 from __future__ import annotations
 
-from quest.tools.arguments import ToolCall, code_from, parse_tool_call
+from quest.protocol.calls import ToolCall, code_from, parse_tool_call
+from quest.protocol.results import MAX_TOOL_OUTPUT, ToolError, ToolResult, truncate
 from quest.tools.live import JinaReader, LiveBackends, LiveHttp, SerperSearch, live_backends
 from quest.tools.netguard import PublicAddressGuard, UnsafeUrlError, UrlGuard, blocked_reason
 from quest.tools.passages import Extract, extract
@@ -18,7 +19,6 @@ from quest.tools.protocols import (
     WebPage,
 )
 from quest.tools.python_tool import Limits, PythonInterpreter
-from quest.tools.results import MAX_TOOL_OUTPUT, ToolError, ToolResult, truncate
 from quest.tools.search import SCHOLAR, WEB, SearchTool
 from quest.tools.summariser import LlmSummariser
 from quest.tools.toolbox import Tool, Toolbox

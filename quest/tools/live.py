@@ -12,9 +12,9 @@ from dataclasses import dataclass, replace
 
 import httpx
 
+from quest.protocol.results import ToolError
 from quest.tools.netguard import PublicAddressGuard, UrlGuard
 from quest.tools.protocols import SearchHit, WebPage
-from quest.tools.results import ToolError
 
 SERPER_SEARCH_URL = "https://google.serper.dev/search"
 SERPER_SCHOLAR_URL = "https://google.serper.dev/scholar"

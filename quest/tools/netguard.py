@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 from urllib.parse import urlsplit
 
-from quest.tools.results import ToolError
+from quest.protocol.results import ToolError
 from quest.tools.urls import check_url
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address

@@ -18,8 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import IO
 
-from quest.tools.arguments import code_from
-from quest.tools.results import MAX_TOOL_OUTPUT, ToolResult, failure, truncate
+from quest.protocol.calls import code_from
+from quest.protocol.results import MAX_TOOL_OUTPUT, ToolResult, failure, truncate
 from quest.tools.sandbox import (
     BOOT_INSIDE,
     interpreter,

@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from quest.tools.arguments import string_list
+from quest.protocol.calls import string_list
+from quest.protocol.results import MAX_TOOL_OUTPUT, ToolError, ToolResult, failure, success
 from quest.tools.protocols import Hit, SearchBackend
-from quest.tools.results import MAX_TOOL_OUTPUT, ToolError, ToolResult, failure, success
 
 MAX_QUERIES = 5
 MAX_QUERY_CHARS = 500

@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Protocol
 
-from quest.tools.arguments import parse_tool_call
+from quest.protocol.calls import parse_tool_call
+from quest.protocol.results import ToolError, ToolResult, failure
 from quest.tools.protocols import ChatClient, PageSource, SearchBackend
 from quest.tools.python_tool import PythonInterpreter
-from quest.tools.results import ToolError, ToolResult, failure
 from quest.tools.search import SCHOLAR, SearchTool
 from quest.tools.visit import VisitTool
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from urllib.parse import unquote, urlsplit
 
-from quest.tools.results import ToolError
+from quest.protocol.results import ToolError
 
 MAX_URL_CHARS = 2_048
 ALLOWED_SCHEMES = frozenset({"http", "https"})

@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from quest.tools.arguments import required_string, string_list
+from quest.protocol.calls import required_string, string_list
+from quest.protocol.results import MAX_TOOL_OUTPUT, ToolError, ToolResult, failure, success
 from quest.tools.passages import Extract, extract
 from quest.tools.protocols import ChatClient, Page, PageSource
-from quest.tools.results import MAX_TOOL_OUTPUT, ToolError, ToolResult, failure, success
 from quest.tools.summariser import LlmSummariser
 from quest.tools.urls import check_url
 

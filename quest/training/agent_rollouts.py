@@ -31,6 +31,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,6 +41,7 @@ from quest.agent.prompts import split_user_prompt
 from quest.llm.types import LLMError, Message
 from quest.tools import Toolbox
 from quest.training.decoding import Prefixes, decode_batch
+from quest.training.heap import bound
 from quest.training.sessions import EarlierSession
 
 EARLIER = "earlier_sessions"
@@ -288,8 +290,7 @@ def make_rollout_func(
         def batched(model: Any) -> list[dict[str, Any]]:
             """The rollouts in threads, their turns sampled together: one batched generate
             per round of turns instead of one per rollout (the tools run in parallel)."""
-            from concurrent.futures import ThreadPoolExecutor
-
+            bound()  # quest.training.heap: decodes in many threads, memory that stays flat
             batch = BatchSampler(model, tokenizer, temperature, autocast=autocast)
 
             def one(prompt: Any) -> dict[str, Any]:
@@ -304,6 +305,7 @@ def make_rollout_func(
             with _STATS_LOCK:
                 stats.reused_tokens += batch.prefixes.reused
                 stats.fed_tokens += batch.prefixes.fed
+            batch.prefixes.entries.clear()
             return rows
 
         started = time.monotonic()

@@ -22,6 +22,9 @@ from quest.rubric.documents import DocumentStore
 from quest.tools import Toolbox
 from quest.training.agent_rollouts import BatchSampler, TokenCounter, TokenPolicy
 from quest.training.evaluate import TaskScore, final_output, output_reward, task_score
+from quest.training.heap import bound, trim
+from quest.training.models import load_model
+from quest.training.precision import choose
 from quest.training.tasks import TrainingTask
 
 MAX_BATCH = 64  # rows sampled together; more tasks run in waves of this many
@@ -45,9 +48,7 @@ def evaluate_model(
     .precision); models compared with each other should be evaluated in the same one."""
     import torch
 
-    from quest.training.models import load_model
-    from quest.training.precision import choose
-
+    bound()
     torch.manual_seed(seed)
     model, tokenizer = load_model(model_name, seed=seed)
     model.eval()
@@ -72,6 +73,8 @@ def evaluate_model(
 
         with ThreadPoolExecutor(max_workers=len(wave)) as pool:
             list(pool.map(one, wave))
+        del sampler, one  # its kept keys and values, before the next wave allocates its own
+        trim()
     return [score for score in scores if score is not None]
 
 

@@ -20,9 +20,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
+import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from quest.agent.budgets import Budgets
+from quest.untrusted_yaml import load_yaml
 
 TINY = "tiny"
 SMOLLM2 = "smollm2"
@@ -208,10 +210,6 @@ def parse_config(data: Any) -> TrainConfig:
 
 
 def load_config(path: str | Path) -> TrainConfig:
-    import yaml
-
-    from quest.untrusted_yaml import load_yaml
-
     source = Path(path)
     try:
         data = load_yaml(source.read_text(encoding="utf-8"))
@@ -224,8 +222,6 @@ def load_config(path: str | Path) -> TrainConfig:
 
 def render_yaml(config: TrainConfig) -> str:
     """The resolved config, every default written out, as YAML that load_config reads back."""
-    import yaml
-
     return str(yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False))
 
 

@@ -18,23 +18,27 @@ import logging
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any
 
 from quest.agent.budgets import Budgets
-from quest.agent.condenser import Condenser
+from quest.agent.condenser import Condenser, LLMCondenser, RuleCondenser
 from quest.agent.loop import RunResult, run_agent
-from quest.agent.policies import Policy
-from quest.agent.protocol import parse_turn
+from quest.agent.policies import LLMPolicy, Policy
+from quest.agent.scripted import ScriptedPolicy
 from quest.agent.trajectory import Trajectory
+from quest.llm.config import client_from_option
+from quest.llm.types import LLMError
+from quest.protocol.turns import parse_turn
 from quest.rewards import final_answer, score_with_tree
 from quest.rubric.documents import DocumentStore
 from quest.rubric.judge import ChatClient
 from quest.rubric.reward import BASE_SHARE, Reward, answer_reward
 from quest.tools.toolbox import Toolbox
 from quest.training.tasks import TrainingTask
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 PolicyFactory = Callable[[], Policy]
 # A policy built for one task: a teacher that reads the task's record (quest.training.guided).
@@ -135,7 +139,7 @@ def model_outputs(trajectory: Trajectory) -> list[str]:
 
 
 def invalid_turns(trajectory: Trajectory) -> int:
-    """Outputs the protocol refuses, read the way the loop read them (quest.agent.protocol)."""
+    """Outputs the protocol refuses, read the way the loop read them (quest.protocol.turns)."""
     return sum(parse_turn(output).kind == "invalid" for output in model_outputs(trajectory))
 
 
@@ -213,6 +217,8 @@ def _std(values: Sequence[float]) -> float | None:
     """The sample standard deviation; 0 for one value, None for none."""
     if len(values) < 2:
         return 0.0 if values else None
+    import numpy as np
+
     return float(np.std(values, ddof=1))
 
 
@@ -221,6 +227,8 @@ def bootstrap_ci(
 ) -> tuple[float, float]:
     """The percentile bootstrap interval of the mean: resample the values with replacement
     `resamples` times and take the middle `level` of the resampled means."""
+    import numpy as np
+
     data = np.asarray(values, dtype=float)
     if data.size == 0:
         raise ValueError("bootstrap_ci needs at least one value")
@@ -236,6 +244,8 @@ def _resampled_means(
     data: npt.NDArray[np.float64], resamples: int, rng: np.random.Generator
 ) -> npt.NDArray[np.float64]:
     """The means of `resamples` resamples of `data`, drawn a batch of rows at a time."""
+    import numpy as np
+
     batch = max(1, BOOTSTRAP_CELLS // data.size)
     means: list[npt.NDArray[np.float64]] = []
     for done in range(0, resamples, batch):
@@ -271,16 +281,8 @@ def policy_for(
     an LLM backend as quest.llm.config.client_from_option reads it (the LLM condenser on the
     same model, as `python -m quest agent run --policy llm` uses). The client is built once and
     shared by every run, so a local model loads once. ValueError names a bad spec."""
-    from quest.agent.condenser import LLMCondenser, RuleCondenser
-    from quest.agent.policies import LLMPolicy
-    from quest.agent.scripted import ScriptedPolicy
-
     if spec.strip() == "scripted":
         return ScriptedPolicy, RuleCondenser
-    # Imported here: the LLM backends pull in httpx and, for local models, torch.
-    from quest.llm.config import client_from_option
-    from quest.llm.types import LLMError
-
     try:
         client = client_from_option(spec)
     except ImportError as error:

@@ -18,11 +18,11 @@ from functools import lru_cache
 from quest.agent.prompts import FINAL_MARKER, split_user_prompt, unwrap_tool_response
 from quest.agent.research.reading import read_search, read_visit
 from quest.llm.types import Message
+from quest.protocol.results import truncate
 from quest.rubric.documents import Document
 from quest.rubric.support import page_support
 from quest.text.fold import fold
 from quest.text.words import STOPWORDS
-from quest.tools.results import truncate
 from quest.tools.toolbox import Toolbox
 from quest.training.guided_path import PathFact
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from quest.llm.loading import MODEL_LOADING, complete_weights
 from quest.llm.local import resolve_model, smollm2_gguf
-from quest.model_loading import MODEL_LOADING, complete_weights
 from quest.training.config import SMOLLM2, TINY
 
 # Positions are free in a rotary model: room for a session of the RL budgets.

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from quest.agent.protocol import parse_turn
+from quest.protocol.turns import parse_turn
 from quest.rewards import score_with_tree
 from quest.rubric.documents import DocumentStore
 from quest.rubric.reward import BASE_SHARE, Reward

@@ -22,8 +22,11 @@ to bf16 weights (quest.training.callbacks.checkpoints_callback).
 
 from __future__ import annotations
 
+import json
 import os
+import random
 import signal
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
@@ -31,11 +34,13 @@ from pathlib import Path
 from typing import Any
 
 from quest.agent import Budgets
+from quest.agent.prompts import split_user_prompt
 from quest.rewards import corpus_store, score_with_tree
 from quest.rubric.errors import RubricError
 from quest.rubric.importers import loads_tree
 from quest.rubric.reward import BASE_SHARE, Reward
 from quest.rubric.score import CompiledTree, compile_tree
+from quest.tools.offline import offline_toolbox
 from quest.training.agent_rollouts import RolloutStats, make_rollout_func
 from quest.training.callbacks import (
     checkpoints_callback,
@@ -46,6 +51,7 @@ from quest.training.callbacks import (
 )
 from quest.training.config import ConfigError, TrainConfig, check_paths, render_yaml
 from quest.training.dynamic import Curriculum
+from quest.training.models import load_model
 from quest.training.precision import Precision, choose
 from quest.training.records import read_jsonl
 from quest.training.sessions import session_trainer_class
@@ -71,8 +77,6 @@ def run_training(config: TrainConfig) -> dict[str, Any]:
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     from transformers.trainer_callback import PrinterCallback
     from transformers.utils import logging
-
-    from quest.training.models import load_model
 
     logging.disable_progress_bar()  # type: ignore[no-untyped-call]
 
@@ -245,8 +249,6 @@ def _grpo_trainer(
     from datasets import Dataset
     from trl.trainer.grpo_config import GRPOConfig
 
-    from quest.tools.offline import offline_toolbox
-
     params, budgets = config.grpo, _budgets(config)
     assert config.corpus is not None  # the config's validator requires it for grpo
     rows = [row for path in config.dataset for _, row in read_jsonl(path)]
@@ -339,8 +341,6 @@ def rubric_reward_func(
     each rollout's question, answer excerpt and reward components are appended there. With a
     `shuffle_seed`, the random-reward control: what trains is `shuffled_rewards` of the batch,
     while the metrics and the rollouts file keep the true rewards."""
-    import time
-
     store = corpus_store(corpus)
     calls = 0
 
@@ -377,8 +377,6 @@ def shuffled_rewards(values: Sequence[float | None], *, seed: int) -> list[float
     """The batch's rewards permuted among its scored rollouts (a None, which TRL leaves out of
     the baseline, stays where it is): the mean and the spread are kept, the link to each answer
     is cut. Seeded, so a control run is reproducible."""
-    import random
-
     scored = [i for i, value in enumerate(values) if value is not None]
     order = [values[i] for i in scored]
     random.Random(seed).shuffle(order)
@@ -396,10 +394,6 @@ def _append_rollouts(
     extra: dict[str, Any],
     trained: Sequence[float | None],
 ) -> None:
-    import json
-
-    from quest.agent.prompts import split_user_prompt
-
     state = extra.get("trainer_state")
     step = int(getattr(state, "global_step", 0)) + 1  # the step these rollouts train
     prompts = extra.get("prompts") or [None] * len(rewards)

@@ -145,6 +145,74 @@ def test_a_hop_that_is_no_address_stops_the_walk_at_the_proxy_that_passed_it_on(
     assert client_address("198.51.100.7", "203.0.113.1", _networks(())) == "198.51.100.7"
 
 
+def test_a_forged_chain_is_not_believed_from_a_client_that_is_no_proxy() -> None:
+    from questweb.client_address import _networks, client_address
+
+    proxies = _networks(("10.0.0.0/8",))
+    # A client reaching the app directly writes a chain that ends in a trusted address.
+    assert client_address("198.51.100.7", "6.6.6.6, 10.0.0.3", proxies) == "198.51.100.7"
+    assert client_address("198.51.100.7", "10.0.0.3", proxies) == "198.51.100.7"
+    # Behind the proxies, what the client put left of its own address is not read.
+    assert client_address("10.0.0.2", "6.6.6.6, 198.51.100.7, 10.0.0.3", proxies) == "198.51.100.7"
+
+
+def test_ipv6_proxies_and_clients_are_read_like_ipv4_ones() -> None:
+    from questweb.client_address import _networks, client_address
+
+    proxies = _networks(("2001:db8:ffff::/48", "10.0.0.0/8"))
+    chain = "2001:db8::7, 2001:db8:ffff::2"
+    assert client_address("2001:db8:ffff::1", chain, proxies) == "2001:db8::7"
+    assert client_address("10.0.0.2", "2001:db8::7, 10.0.0.3", proxies) == "2001:db8::7"
+    assert client_address("2001:db8::9", chain, proxies) == "2001:db8::9"
+
+
+@pytest.mark.parametrize(
+    "hop",
+    [
+        "",
+        "unknown",
+        "203.0.113.5:4711",
+        "[2001:db8::7]",
+        "10.0.0.0/8",
+        "1.2.3.4.5",
+        "203.0.113.5 6.6.6.6",
+    ],
+)
+def test_a_hop_that_is_no_bare_address_is_never_taken_for_the_client(hop: str) -> None:
+    from questweb.client_address import _networks, client_address
+
+    proxies = _networks(("10.0.0.0/8",))
+    chain = f"198.51.100.7, {hop}, 10.0.0.3"
+    assert client_address("10.0.0.2", chain, proxies) == "10.0.0.3"
+    assert client_address("10.0.0.2", hop, proxies) == "10.0.0.2"
+
+
+@override_settings(TRUSTED_PROXIES=["10.0.0.0/8"])
+def test_only_x_forwarded_for_is_read_not_the_other_forwarding_headers() -> None:
+    from django.http import HttpRequest, HttpResponse
+    from django.test import RequestFactory
+
+    from questweb.client_address import ClientAddressMiddleware
+
+    seen: list[str] = []
+
+    def view(request: HttpRequest) -> HttpResponse:
+        seen.append(request.META["REMOTE_ADDR"])
+        return HttpResponse()
+
+    forged = {
+        "HTTP_X_REAL_IP": "6.6.6.6",
+        "HTTP_CF_CONNECTING_IP": "6.6.6.6",
+        "HTTP_TRUE_CLIENT_IP": "6.6.6.6",
+        "HTTP_FORWARDED": "for=6.6.6.6",
+        "HTTP_CLIENT_IP": "6.6.6.6",
+    }
+    middleware = ClientAddressMiddleware(view)
+    middleware(RequestFactory().get("/", REMOTE_ADDR="10.0.0.2", **forged))
+    middleware(RequestFactory().get("/", REMOTE_ADDR="198.51.100.7", **forged))
+    assert seen == ["10.0.0.2", "198.51.100.7"]
+
+
 def test_a_trusted_proxy_that_is_no_address_stops_the_start() -> None:
     from questweb.config import ConfigError, trusted_proxies
 

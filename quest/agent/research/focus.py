@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 
 from quest.agent.research.compare import lookup, missing
 from quest.agent.research.extract import extract, ranked
+from quest.agent.research.fields import field_answers
 from quest.agent.research.question import Question, key_terms
 from quest.agent.research.shape import NUMBER, YEAR, Shape
 from quest.agent.research.tallies import Found, Said
@@ -68,11 +69,28 @@ def _records(focus: Focus, said: Sequence[Said]) -> Focus:
 
 def answer(question: str, said: Sequence[Said], retrieved: Sequence[str] = ()) -> Found | None:
     """The direct answer to the question, through its bridge when it has one; `retrieved`
-    lists the pages the question's own searches ranked first."""
+    lists the pages the question's own searches ranked first. A field that the page about what
+    the question names states (research.fields) answers before any sentence that shares the
+    question's words."""
     focus = research_focus(question, said)
+    stated = _stated(question, focus, said).get(0)
+    if stated is not None:
+        return stated
     if focus.bridge:
         return extract(focus.question, said, Question(question).entities)
     return extract(focus.question, said, retrieved=retrieved)
+
+
+def stated_parts(question: str, said: Sequence[Said]) -> dict[int, Found]:
+    """The parts of the question that a field stated on a page read answers (research.fields),
+    by index, through the question's bridge when it has one."""
+    return _stated(question, research_focus(question, said), said)
+
+
+def _stated(question: str, focus: Focus, said: Sequence[Said]) -> dict[int, Found]:
+    if Shape(question).bridge is not None and not focus.bridge:
+        return {}  # what the bridge names is not known yet
+    return field_answers(focus.question, said)
 
 
 def _contenders(question: str, said: Sequence[Said], *, bridged: bool = False) -> tuple[str, ...]:

@@ -14,7 +14,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from quest.agent.prompts import unwrap_tool_response
-from quest.agent.protocol import parse_turn
 from quest.agent.research.answers import Ledger
 from quest.agent.research.described import noun_page
 from quest.agent.research.extract import person_resolved
@@ -35,9 +34,10 @@ from quest.agent.research.reading import (
 from quest.agent.research.tallies import Said
 from quest.agent.state import DRState, Fact, Query, Source
 from quest.llm.types import Message
+from quest.protocol.calls import string_list
+from quest.protocol.results import ToolError
+from quest.protocol.turns import parse_turn
 from quest.text.sentences import split_sentences
-from quest.tools.arguments import string_list
-from quest.tools.results import ToolError
 
 SEARCH_TOOLS = ("search", "google_scholar")
 CANDIDATES_PER_QUERY = 3  # unread results worth reading, per query

@@ -30,10 +30,13 @@ def write_report(
     titles: Mapping[str, str] | None = None,
     partial_reason: str = "",
     direct: Found | None = None,
+    stated: Mapping[int, Found] | None = None,
 ) -> str:
     """`direct`, when given, is the answer the pages read state (research.extract); it
-    stands on the answer line before what the trusted facts say. A comparison without one is
-    answered as not settled, whatever the facts say about either option."""
+    stands on the answer line before what the trusted facts say. `stated` answers parts of a
+    question of several by the fields pages state (research.fields): those come first, the
+    trusted facts answer the other parts. A comparison without `direct` is answered as not
+    settled, whatever the facts say about either option."""
     asked = Question(question)
     facts = _ranked(asked, state.trusted)[:MAX_FINDINGS]
     numbers: dict[str, int] = {}
@@ -43,15 +46,16 @@ def write_report(
         # A fact about one option is no answer to which of the two it is.
         first, second = comparison.options
         lines.append(f"**Answer:** {UNSETTLED.format(first=first, second=second)}")
-    elif direct is not None or facts:
-        stated = _cite(direct.line, direct.urls, numbers) if direct is not None else ""
-        stated = stated or _direct(asked, state.trusted, titles or {}, numbers)
-        lines.append(f"**Answer:** {stated or _cited(facts[0], numbers)}")
+    elif direct is not None or facts or stated:
+        line = _cite(direct.line, direct.urls, numbers) if direct is not None else ""
+        line = line or _direct(asked, state.trusted, titles or {}, numbers, stated or {})
+        lines.append(f"**Answer:** {line or _cited(facts[0], numbers)}")
     else:
         lines += _unanswered(state)
     if facts:
         lines += ["", "## Findings", *(f"- {_cited(fact, numbers)}" for fact in facts)]
-    exact = _exact(asked, state.trusted, titles or {}, direct) if asks_exact(question) else ""
+    committed = direct or (stated or {}).get(0)
+    exact = _exact(asked, state.trusted, titles or {}, committed) if asks_exact(question) else ""
     if exact:
         lines += ["", f"Exact answer: {exact}"]
     if numbers:
@@ -70,18 +74,25 @@ def _ranked(question: Question, facts: tuple[Fact, ...]) -> list[Fact]:
 
 
 def _direct(
-    question: Question, trusted: Sequence[Fact], titles: Mapping[str, str], numbers: dict[str, int]
+    question: Question,
+    trusted: Sequence[Fact],
+    titles: Mapping[str, str],
+    numbers: dict[str, int],
+    fields: Mapping[int, Found],
 ) -> str:
-    """The answer to each part, as the trusted claim that best states it, citing every source
-    that gives that answer; "" when no trusted fact names an answer."""
+    """The answer to each part: the parts a stated field answers first, each by its value and
+    the sentence that states it, then the others as the trusted claim that best states them,
+    citing every source that gives that answer; "" when nothing names an answer."""
     ledger = Ledger(question)
     for fact in trusted:
         for url in fact.sources:
             ledger.add(fact.claim, url, titles.get(url, ""))
-    answers = ledger.answers()
-    if not answers:
+    answers = [(index, tally) for index, tally in ledger.answers() if index not in fields]
+    if not answers and not fields:
         return ""
     stated: dict[str, list[str]] = {}
+    for _, found in sorted(fields.items(), key=lambda item: (item[0] == 0, item[0])):
+        stated.setdefault(found.line, list(found.urls))
     for index, tally in answers:
         urls = sorted(tally.by_url, key=lambda url: -tally.by_url[url])
         claim = tally.best_claim()
@@ -90,7 +101,7 @@ def _direct(
             claim = plainly(ledger.parts[index].text, tally.text)
         cited = stated.setdefault(claim, [])
         cited.extend(url for url in urls if url not in cited)
-    answered = {index for index, _ in answers}
+    answered = {index for index, _ in answers} | set(fields)
     missing = [p.text for i, p in enumerate(ledger.parts) if i not in answered]
     parts = [_cite(claim, urls, numbers) for claim, urls in stated.items()]
     parts += [f"Not established: {text}." for text in missing]

@@ -17,13 +17,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from quest.agent.prompts import FINAL_MARKER, unwrap_tool_response
-from quest.agent.protocol import parse_turn
 from quest.agent.research.notebook import SEARCH_TOOLS, argument_strings
 from quest.agent.research.reading import read_search, read_visit
 from quest.agent.research.records import Constraint, Record, SelectionQuestion, read_record
 from quest.agent.research.report import asks_exact
 from quest.corpus.text import listing
 from quest.llm.types import Message
+from quest.protocol.turns import parse_turn
 
 MAX_SEARCHES = 2
 _ASKED = {

@@ -126,7 +126,8 @@ class _BrokenHandler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        self.server.requests.append(dict(self.headers))
+        # Header names in lower case: HTTP does not tell them by case, nor do clients agree.
+        self.server.requests.append({name.lower(): value for name, value in self.headers.items()})
         time.sleep(self.server.delay)
         body = self.server.body
         data = body if isinstance(body, bytes) else json.dumps(body).encode()

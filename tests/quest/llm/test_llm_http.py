@@ -59,12 +59,14 @@ def test_it_cuts_the_answer_at_the_first_stop_sequence(tiny_server: ServedModel)
 
 
 def test_it_fails_over_to_a_live_server_when_its_server_is_killed_and_stays_there(
-    serve_llm: Callable[[Path], ServedModel], tiny_server: ServedModel, tiny_model_dir: Path
+    serve_llm: Callable[[Path], ServedModel],
+    tiny_server: ServedModel,
+    tiny_model_dir: Path,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     victim = serve_llm(tiny_model_dir)
-    sleeps: list[float] = []
     endpoints = [Endpoint(victim.url, TINY, name="victim"), Endpoint(tiny_server.url, TINY)]
-    with HTTPChat(endpoints, sleep=sleeps.append) as client:
+    with HTTPChat(endpoints) as client:
         before = client.complete(QUESTION, max_tokens=5)
         victim.kill()
         after = client.complete(QUESTION, max_tokens=5)
@@ -73,8 +75,11 @@ def test_it_fails_over_to_a_live_server_when_its_server_is_killed_and_stays_ther
     assert before.backend == victim.url
     assert after.backend == again.backend == tiny_server.url
     assert client.endpoint.base_url == tiny_server.url
-    # Two attempts at the dead server (one backoff between them), then none: sticky.
-    assert sleeps == [0.5]
+    # Two attempts at the dead server, then none: sticky.
+    failures = [r.getMessage() for r in caplog.records if r.name == "quest.llm.http"]
+    assert len(failures) == 1
+    assert failures[0].startswith("LLM endpoint victim failed: cannot connect")
+    assert failures[0].endswith("(2 attempts)")
     # Both servers run the same weights greedily: the session's answer does not change.
     assert after.text == before.text
     assert client.usage == Usage(3 * before.prompt_tokens, 5 + 5 + 3, 3)
@@ -82,8 +87,7 @@ def test_it_fails_over_to_a_live_server_when_its_server_is_killed_and_stays_ther
 
 def test_it_names_every_endpoint_and_why_when_all_are_down() -> None:
     first, second = closed_port_url(), closed_port_url()
-    sleeps: list[float] = []
-    client = HTTPChat([Endpoint(first, "m"), Endpoint(second, "m")], sleep=sleeps.append)
+    client = HTTPChat([Endpoint(first, "m"), Endpoint(second, "m")])
     with client, pytest.raises(LLMError) as caught:
         client.complete(QUESTION)
 
@@ -91,27 +95,21 @@ def test_it_names_every_endpoint_and_why_when_all_are_down() -> None:
     assert first in message
     assert second in message
     assert message.count("Connection refused") == 2
-    assert "2 attempts" in message
-    assert sleeps == [0.5, 0.5]
+    assert message.count("(2 attempts)") == 2
     assert client.usage == Usage()
 
 
-def test_server_errors_are_retried_with_capped_backoff_then_it_fails_over(
+def test_server_errors_are_retried_on_the_same_endpoint_then_it_fails_over(
     tiny_server: ServedModel,
 ) -> None:
-    sleeps: list[float] = []
     with BrokenEndpoint(500, openai_error("CUDA out of memory")) as broken:
         endpoints = [Endpoint(broken.url, "m"), Endpoint(tiny_server.url, TINY)]
-        client = HTTPChat(
-            endpoints, failover_after=4, backoff=0.25, max_backoff=0.6, sleep=sleeps.append
-        )
-        with client:
+        with HTTPChat(endpoints, failover_after=3) as client:
             answer = client.complete(QUESTION, max_tokens=2)
             client.complete(QUESTION, max_tokens=2)
 
     assert answer.backend == tiny_server.url
-    assert len(broken.requests) == 4
-    assert sleeps == [0.25, 0.5, 0.6]
+    assert len(broken.requests) == 3
 
 
 @pytest.mark.parametrize(
@@ -122,7 +120,7 @@ def test_only_timeouts_throttling_and_server_errors_are_retried_on_the_same_endp
 ) -> None:
     with BrokenEndpoint(status, openai_error(f"refused with {status}")) as broken:
         endpoints = [Endpoint(broken.url, "m"), Endpoint(tiny_server.url, TINY)]
-        with HTTPChat(endpoints, sleep=lambda _: None) as client:
+        with HTTPChat(endpoints) as client:
             answer = client.complete(QUESTION, max_tokens=1)
 
     assert answer.backend == tiny_server.url
@@ -135,7 +133,7 @@ def test_the_error_says_which_http_status_and_message_each_endpoint_gave() -> No
         BrokenEndpoint(400, {"error": "max_tokens is too large"}) as refusing,
     ):
         endpoints = [Endpoint(loading.url, "m", name="gpu1"), Endpoint(refusing.url, "m")]
-        client = HTTPChat(endpoints, sleep=lambda _: None)
+        client = HTTPChat(endpoints)
         with client, pytest.raises(LLMError) as caught:
             client.complete(QUESTION)
 
@@ -162,7 +160,7 @@ def test_a_slow_endpoint_times_out_and_the_error_says_so() -> None:
 )
 def test_a_malformed_reply_is_an_error_naming_the_endpoint(body: object, reason: str) -> None:
     with BrokenEndpoint(200, body) as garbled:
-        client = HTTPChat([Endpoint(garbled.url, "m")], sleep=lambda _: None)
+        client = HTTPChat([Endpoint(garbled.url, "m")])
         with client, pytest.raises(LLMError) as caught:
             client.complete(QUESTION)
 
@@ -185,12 +183,27 @@ def test_it_sends_the_api_key_but_never_shows_it(caplog: pytest.LogCaptureFixtur
     caplog.set_level(logging.DEBUG)
     with BrokenEndpoint(401, openai_error("bad key")) as guarded:
         keyed = Endpoint(guarded.url, "m", api_key="sk-secret-123")
-        client = HTTPChat([endpoint, keyed], sleep=lambda _: None)
+        client = HTTPChat([endpoint, keyed])
         with client, pytest.raises(LLMError) as caught:
             client.complete(QUESTION)
 
-    assert guarded.requests[0]["Authorization"] == "Bearer sk-secret-123"
+    assert guarded.requests[0]["authorization"] == "Bearer sk-secret-123"
     assert "sk-secret" not in str(caught.value)
     assert "sk-secret" not in repr(endpoint)
     assert "sk-secret" not in caplog.text
     assert "bad key" in caplog.text
+
+
+def test_a_keyless_endpoint_is_sent_no_key_and_no_openai_settings_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The SDK reads these for api.openai.com; a self-hosted server must never see them.
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-the-environment")
+    monkeypatch.setenv("OPENAI_ORG_ID", "org-from-the-environment")
+    monkeypatch.setenv("OPENAI_PROJECT_ID", "proj-from-the-environment")
+    reply = {"choices": [{"message": {"content": "The Danube."}, "finish_reason": "stop"}]}
+    with BrokenEndpoint(200, reply) as keyless, HTTPChat([Endpoint(keyless.url, "m")]) as client:
+        client.complete(QUESTION)
+
+    sent = keyless.requests[0].keys()
+    assert not sent & {"authorization", "openai-organization", "openai-project"}

@@ -1,5 +1,5 @@
 """One reading of the `<answer>` tags: the agent protocol shows, the RL reward scores and the
-rubric CLI evaluates the same text (quest.agent.protocol.answer_text)."""
+rubric CLI evaluates the same text (quest.protocol.turns.answer_text)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from rubric_helpers import leaf, node, tree
 
-from quest.agent.protocol import parse_turn
+from quest.protocol.turns import parse_turn
 from quest.rewards import final_answer, score_with_tree
 from quest.rubric import Check, Document, InMemoryDocumentStore, answer_reward, extract_answer
 from quest.rubric.score import compile_tree

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from rubric_helpers import leaf, node, tree
 
-from quest.agent.protocol import parse_turn
+from quest.protocol.turns import parse_turn
 from quest.rewards import score_with_tree
 from quest.rubric import Check, Document, InMemoryDocumentStore
 from quest.rubric.citations import parse_citations

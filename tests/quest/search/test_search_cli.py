@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from quest.corpus import cli as corpus_cli
-from quest.search import cli as search_cli
+from quest.cli import corpus as corpus_cli
+from quest.cli import search as search_cli
 
 
 def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:

@@ -15,12 +15,12 @@ import pytest
 from training_helpers import AUSTRALIA, TASKS
 
 from quest.agent.prompts import unwrap_tool_response
-from quest.agent.protocol import parse_turn
 from quest.agent.scripted import ScriptedPolicy
 from quest.corpus import CorpusStore, corpus_write, load_countryinfo, load_geonames
 from quest.corpus.domains import load_domains
 from quest.loop.config import LoopConfig, parse_loop_config
 from quest.loop.data_stages import collect_stage, paths
+from quest.protocol.turns import parse_turn
 from quest.rubric.distractors import TitleDistractors
 from quest.rubric.numbers import number_from_param, numbers_in
 from quest.search.indexing import bm25_build

@@ -160,3 +160,46 @@ def test_a_kept_prefix_is_used_only_for_the_ids_it_starts() -> None:
     assert prefixes.longest([1, 2, 9]).ids == [1, 2]
     assert prefixes.longest([1, 2, 3]).ids == [1, 2], "at least one token is left to feed"
     assert prefixes.longest([7, 9]) is None
+
+
+def test_a_prefill_fed_in_chunks_decodes_as_one_fed_whole(smollm2_tokenizer: Any) -> None:
+    """Chunks of 3 new tokens (rows of 2 to 11, left-padded, one continuing a kept prefix):
+    the greedy tokens and their log-probs are those of the whole prefill."""
+    from quest.training.decoding import Prefixes
+
+    model = tiny_model(smollm2_tokenizer, seed=7).eval()
+    prefixes = Prefixes()
+    first = [([5, 9, 200, 31, 7, 1000, 4, 4, 81, 90, 91], 4), ([44, 45], 5)]
+    turns = _decode(model, smollm2_tokenizer, first, prefixes)
+    second = [
+        (first[0][0] + turns[0][0] + [17, 18, 19, 20, 21, 22, 23], 5),
+        ([300, 301, 302, 12, 13, 14, 15, 16], 5),
+    ]
+    whole = _decode(model, smollm2_tokenizer, second)
+    for chunk in (1, 3, 4):
+        kept = Prefixes(list(prefixes.entries))
+        chunked = decode_batch(
+            model,
+            second,
+            eos=int(smollm2_tokenizer.eos_token_id),
+            pad=0,
+            temperature=0.0,
+            logprobs=True,
+            text_of=lambda ids: str(smollm2_tokenizer.decode(ids)),
+            prefixes=kept,
+            chunk=chunk,
+        )
+        assert kept.reused > 0, "the first row continued its kept prefix"
+        assert [ids for ids, _ in chunked] == [ids for ids, _ in whole]
+        for (_, got), (_, want) in zip(chunked, whole, strict=True):
+            assert got == pytest.approx(want, abs=1e-4)
+
+
+def test_the_heap_is_bounded_and_trimmed_on_glibc() -> None:
+    import platform
+
+    from quest.training.heap import bound, trim
+
+    trim()  # never fails, wherever it runs
+    if platform.libc_ver()[0] == "glibc":
+        assert bound() is True

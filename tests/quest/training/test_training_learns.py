@@ -244,7 +244,7 @@ def test_an_sft_checkpoint_writes_its_training_turn_through_the_evaluations_path
 ) -> None:
     """The Trainer's checkpoint, loaded and decoded as the evaluation does (load_model, the
     batch sampler, greedy), writes the valid turn it was trained on, token for token."""
-    from quest.agent.protocol import parse_turn
+    from quest.protocol.turns import parse_turn
     from quest.training.agent_rollouts import BatchSampler, TokenPolicy
 
     teach(tmp_path / "warm", [TEACHER], seed=1)

@@ -8,7 +8,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from quest.tools.results import ToolError
+from quest.protocol.results import ToolError
 
 MAX_CALL_CHARS = 200_000
 _CODE = re.compile(r"<code>(.*?)</code>", re.DOTALL)

@@ -22,7 +22,14 @@ from dataclasses import replace
 from typing import Any, TextIO
 
 from quest.agent.budgets import Budgets
-from quest.corpus.cli import UsageError, guarded
+from quest.agent.condenser import LLMCondenser, RuleCondenser
+from quest.agent.events import EventSink, FanOut, JsonlSink
+from quest.agent.loop import run_agent
+from quest.agent.policies import LLMPolicy
+from quest.agent.scripted import ScriptedPolicy
+from quest.cli.common import UsageError, guarded
+from quest.llm.config import client_from_config
+from quest.tools.offline import offline_toolbox
 
 STATE_LINE = "trusted {t} / untrusted {u} / uncertain {n}"
 
@@ -48,10 +55,6 @@ def register(subparsers: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from quest.agent.events import EventSink, FanOut, JsonlSink
-    from quest.agent.loop import run_agent
-    from quest.tools.offline import offline_toolbox
-
     corpus = args.corpus or os.environ.get("QUESTWEB_CORPUS_DIR")
     if not corpus:
         raise UsageError("give --corpus DIR or set QUESTWEB_CORPUS_DIR")
@@ -90,17 +93,10 @@ def _budgets(args: argparse.Namespace) -> Budgets:
 
 
 def _policy(args: argparse.Namespace, budgets: Budgets) -> tuple[Any, Any]:
-    from quest.agent.condenser import LLMCondenser, RuleCondenser
-    from quest.agent.policies import LLMPolicy
-    from quest.agent.scripted import ScriptedPolicy
-
     if args.policy == "scripted":
         return ScriptedPolicy(), RuleCondenser()
     if not args.model:
         raise UsageError("--policy llm needs --model SPEC")
-    # Imported here: the LLM backends pull in httpx and, for local models, torch.
-    from quest.llm.config import client_from_config
-
     endpoints = args.endpoints or os.environ.get("QUESTWEB_LLM_ENDPOINTS", "")
     try:
         client = client_from_config(args.model, endpoints=endpoints)

@@ -15,13 +15,28 @@ Progress goes to stderr; the report's summary to stdout as JSON.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from quest.corpus.cli import UsageError, emit, guarded
+import yaml
+
+from quest.cli.common import UsageError, emit, guarded
+from quest.corpus import corpus_write, load_offline
+from quest.loop.config import (
+    LoopError,
+    changed_fields,
+    parse_loop_config,
+    read_loop_config,
+    render_loop_config,
+)
+from quest.loop.runner import LoopStopped, run_loop
+from quest.loop.state import LoopState
+from quest.search.indexing import bm25_build
+from quest.untrusted_yaml import load_yaml
 
 WAITING = 3
 BM25 = Path("index") / "bm25"
@@ -52,15 +67,6 @@ def register(subparsers: Any) -> None:
 
 
 def _loop(args: argparse.Namespace) -> int:
-    from quest.loop.config import (
-        LoopError,
-        changed_fields,
-        parse_loop_config,
-        read_loop_config,
-        render_loop_config,
-    )
-    from quest.loop.runner import LoopStopped, run_loop
-
     directory = Path(args.out)
     if directory.exists() and not directory.is_dir():
         raise UsageError(f"--out {directory}: not a directory")
@@ -92,8 +98,6 @@ def _loop(args: argparse.Namespace) -> int:
         raise UsageError(f"{stopped.stage}: {stopped.reason}") from None
     report = directory / "report.json"
     _progress(f"loop: done in {(time.monotonic() - started) / 60:.1f} min this run; see {report}")
-    import json
-
     summary = json.loads(report.read_text(encoding="utf-8"))
     emit(
         {
@@ -108,18 +112,12 @@ def _loop(args: argparse.Namespace) -> int:
 
 
 def _gate_open(directory: Path) -> bool:
-    from quest.loop.state import LoopState
-
     return LoopState.load(directory).stages["gate"].status != "done"
 
 
 def _asked(args: argparse.Namespace, saved: Any) -> dict[str, Any]:
     """The config these options ask for: the --config file's, else the saved one's, else the
     defaults, with each given option on top."""
-    import yaml
-
-    from quest.untrusted_yaml import load_yaml
-
     data: dict[str, Any] = {}
     if args.config:
         try:
@@ -153,9 +151,6 @@ def _corpus(args: argparse.Namespace, directory: Path) -> Path:
         return path
     path = directory / "corpus"
     if not (path / BM25).is_dir():
-        from quest.corpus import corpus_write, load_offline
-        from quest.search.indexing import bm25_build
-
         _progress(f"corpus: building the offline corpus and its BM25 index into {path}")
         corpus_write(path, load_offline())
         bm25_build(path)

@@ -13,17 +13,17 @@ from collections.abc import Sequence
 
 from quest import __version__
 
-# Area modules that contribute subcommands; each is imported lazily so one broken area cannot
-# hide the others, and so `python -m quest` stays fast.
+# Area modules that contribute subcommands, imported when the parser is built rather than when
+# quest.cli is: `from quest.cli.common import …` or one area's tests load that area alone.
 AREAS: tuple[str, ...] = (
-    "quest.rubric.cli",
-    "quest.corpus.cli",
-    "quest.search.cli",
-    "quest.llm.cli",
-    "quest.agent.cli",
-    "quest.synthesis.cli",
-    "quest.training.cli",
-    "quest.loop.cli",
+    "quest.cli.rubric",
+    "quest.cli.corpus",
+    "quest.cli.search",
+    "quest.cli.llm",
+    "quest.cli.agent",
+    "quest.cli.synthesis",
+    "quest.cli.training",
+    "quest.cli.loop",
 )
 
 

@@ -1,4 +1,5 @@
-"""What every tool returns, and the one error type a tool raises inside itself."""
+"""What every tool returns (its output cut to the protocol's 12,000 characters), and the one
+error type a tool raises inside itself."""
 
 from __future__ import annotations
 

@@ -15,30 +15,26 @@ never a traceback), 2 loaded with some JSONL lines skipped (each named on stderr
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
+from quest.cli.common import UsageError, emit, guarded
 from quest.corpus.domains import DOMAINS, DomainData, load_domains
 from quest.corpus.geo import load_geo
 from quest.corpus.geonames import MIN_CITY_POPULATION
 from quest.corpus.jsonl import JsonlImport
-from quest.corpus.model import CorpusError, Document
+from quest.corpus.model import Document
 from quest.corpus.store import corpus_write
 from quest.corpus.wiki import load_wikipedia
-from quest.search.hits import SearchError
+from quest.search.dense import APPROXIMATE_ABOVE
+from quest.search.indexing import bm25_build, dense_build, index_status
 
-Handler = Callable[[argparse.Namespace], int]
 ERRORS_SHOWN = 20
 PARTIAL = 2
 # Domains with pages of their own (the countries domain's pages are GeoNames' and countryinfo's).
 PAGE_DOMAINS = tuple(name for name in DOMAINS if name != "countries")
 SOURCES = ("wiki", "geo", "jsonl", "domains", "all", *PAGE_DOMAINS)
-
-
-class UsageError(Exception):
-    """Arguments that make no sense together."""
 
 
 def register(subparsers: Any) -> None:
@@ -67,31 +63,6 @@ def register(subparsers: Any) -> None:
         help="passages above which the dense index is approximate (HNSW); default 50,000",
     )
     index.set_defaults(func=guarded(_index))
-
-
-def guarded(handler: Handler) -> Handler:
-    """Run `handler`; any failure becomes one `error: …` line on stderr and exit status 1."""
-
-    def run(args: argparse.Namespace) -> int:
-        try:
-            return handler(args)
-        except (CorpusError, SearchError, UsageError) as exc:
-            return fail(str(exc))
-        except OSError as exc:
-            return fail(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
-        except Exception as exc:  # the CLI promises one line, never a traceback
-            return fail(f"internal error: {type(exc).__name__}: {exc}")
-
-    return run
-
-
-def fail(message: str) -> int:
-    print(f"error: {' '.join(message.split())}", file=sys.stderr)
-    return 1
-
-
-def emit(value: object) -> None:
-    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
 
 
 def _load(args: argparse.Namespace) -> int:
@@ -166,9 +137,6 @@ def _report_lines(importer: JsonlImport, output: dict[str, Any], path: str) -> i
 
 
 def _index(args: argparse.Namespace) -> int:
-    from quest.search.dense import APPROXIMATE_ABOVE
-    from quest.search.indexing import bm25_build, dense_build, index_status
-
     output: dict[str, Any] = {}
     if args.only in (None, "bm25"):
         bm25 = bm25_build(args.directory)

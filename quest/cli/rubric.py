@@ -1,5 +1,5 @@
 """`python -m quest rubric …`: validate, convert, score, evaluate and probe rubric trees, and
-red-team the reward of kg tasks (quest.synthesis.redteam, imported only when asked for).
+red-team the reward of kg tasks (quest.synthesis.redteam).
 
 Results are JSON on stdout. Bad input exits 1 with one line on stderr, such as
 `error: tree.json: root/a: critical parent has non-critical child "b"`, never a traceback.
@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from quest.llm.config import client_from_option
 from quest.rubric.citations import parse_citations
 from quest.rubric.distractors import TitleDistractors
 from quest.rubric.documents import InMemoryDocumentStore, load_docs_jsonl
@@ -26,6 +27,7 @@ from quest.rubric.probes import probe_tree
 from quest.rubric.reward import Reward, extract_answer, label_citations, reward_from_report
 from quest.rubric.score import compile_tree
 from quest.rubric.verdict import LeafVerdict, verdict_from_json
+from quest.synthesis.redteam import RedTeamInputError, red_team_file
 
 Handler = Callable[[argparse.Namespace], JSONValue]
 MAX_ANSWER_BYTES = 2_000_000
@@ -211,9 +213,6 @@ def _probe(args: argparse.Namespace) -> JSONValue:
 
 
 def _redteam(args: argparse.Namespace) -> JSONValue:
-    # Imported here: the rubric engine itself depends on no synthesis code.
-    from quest.synthesis.redteam import RedTeamInputError, red_team_file
-
     try:
         summary: JSONValue = red_team_file(
             args.file,
@@ -232,8 +231,6 @@ def _judge(spec: str | None) -> ChatClient | None:
     """A chat client from --judge; a bad spec is a CLI error naming the option."""
     if not spec:
         return None
-    from quest.llm.config import client_from_option
-
     try:
         return client_from_option(spec)
     except (ValueError, ImportError) as exc:

@@ -12,8 +12,9 @@ import argparse
 import sys
 from typing import Any
 
-from quest.corpus.cli import emit, guarded
-from quest.search.searcher import MAX_K, MODES
+from quest.cli.common import emit, guarded
+from quest.search.format import format_results
+from quest.search.searcher import MAX_K, MODES, Searcher
 
 
 def register(subparsers: Any) -> None:
@@ -27,9 +28,6 @@ def register(subparsers: Any) -> None:
 
 
 def _search(args: argparse.Namespace) -> int:
-    from quest.search.format import format_results
-    from quest.search.searcher import Searcher
-
     searcher = Searcher.open(args.index)
     mode = args.mode or searcher.default_mode
     results = searcher.search(args.query, mode=mode, k=args.k)

@@ -38,23 +38,34 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, TypeVar
+from typing import IO, Any, TypeVar
 
 from quest.agent.budgets import Budgets
-from quest.corpus.cli import UsageError, emit, guarded
+from quest.cli.common import UsageError, emit, guarded
 from quest.corpus.store import CorpusStore
+from quest.tools.offline import offline_toolbox
+from quest.tools.toolbox import Toolbox
+from quest.training.collect import collect
 from quest.training.config import ConfigError, load_config, render_yaml
+from quest.training.evaluate import (
+    CondenserFactory,
+    PolicyFactory,
+    TaskScore,
+    evaluate,
+    paired_difference,
+    policy_for,
+    summarize,
+)
+from quest.training.mid import MidBuilder
 from quest.training.records import DatasetError, atomic_path, read_jsonl, write_jsonl
+from quest.training.rl import build_rl, write_rl
 from quest.training.rollouts import Rollout, read_rollouts
-from quest.training.sft import DEFAULT_MIN_REWARD
-
-if TYPE_CHECKING:
-    from quest.tools.toolbox import Toolbox
-    from quest.training.evaluate import CondenserFactory, PolicyFactory, TaskScore
-    from quest.training.tasks import TrainingTask
+from quest.training.sft import DEFAULT_MIN_REWARD, SFTBuilder
+from quest.training.tasks import TrainingTask, read_tasks
+from quest.training.trainers import run_training
 
 Handler = Callable[[argparse.Namespace], int]
-Policies = tuple["PolicyFactory", "CondenserFactory"]
+Policies = tuple[PolicyFactory, CondenserFactory]
 T = TypeVar("T")
 PROGRESS_SECONDS = 2.0
 SKIPPED_SHOWN = 20
@@ -157,9 +168,6 @@ def _guarded(handler: Handler) -> Handler:
 
 
 def _rl(args: argparse.Namespace) -> int:
-    from quest.training.rl import build_rl, write_rl
-    from quest.training.tasks import read_tasks
-
     suffix = Path(args.out).suffix
     if suffix not in (".parquet", ".jsonl"):
         raise UsageError(f"--out must end in .parquet (verl) or .jsonl (TRL), not {suffix!r}")
@@ -181,9 +189,6 @@ def _rl(args: argparse.Namespace) -> int:
 
 
 def _sft(args: argparse.Namespace) -> int:
-    from quest.training.sft import SFTBuilder
-    from quest.training.tasks import read_tasks
-
     if math.isnan(args.min_reward):
         raise UsageError("--min-reward must be a number")
     tasks = read_tasks(args.tasks) if args.tasks else None
@@ -200,8 +205,6 @@ def _sft(args: argparse.Namespace) -> int:
 
 
 def _mid(args: argparse.Namespace) -> int:
-    from quest.training.mid import MidBuilder
-
     store = _store(args.corpus)
     builder = MidBuilder(store=store)
     rows = write_jsonl(args.out, builder.rows(_rollouts(args.trajectories, "mid")))
@@ -212,9 +215,6 @@ def _mid(args: argparse.Namespace) -> int:
 
 
 def _collect(args: argparse.Namespace) -> int:
-    from quest.training.collect import collect
-    from quest.training.tasks import read_tasks
-
     if args.attempts < 1:
         raise UsageError("--attempts must be at least 1")
     if math.isnan(args.min_reward):
@@ -249,9 +249,6 @@ def _write_rollout(handle: IO[str], records: list[dict[str, Any]], kept: bool) -
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from quest.training.evaluate import paired_difference
-    from quest.training.tasks import read_tasks
-
     if args.limit is not None and args.limit < 1:
         raise UsageError("--limit must be at least 1")
     if args.out:
@@ -275,8 +272,6 @@ def _eval(args: argparse.Namespace) -> int:
 def _scores(
     name: str, tasks: list[TrainingTask], policy: Policies, run: _RunSetup
 ) -> list[TaskScore]:
-    from quest.training.evaluate import evaluate
-
     def shown(index: int, score: TaskScore) -> None:
         where = f"eval {name}: task {index + 1}/{len(tasks)} {score.task_id}"
         _progress(f"{where}: {_reward_text(score.reward)} ({score.status})")
@@ -293,8 +288,6 @@ def _scores(
 
 
 def _model_report(spec: str, scores: list[TaskScore]) -> dict[str, Any]:
-    from quest.training.evaluate import summarize
-
     return {"spec": spec, **summarize(scores), "scores": [score.to_dict() for score in scores]}
 
 
@@ -325,8 +318,6 @@ class _RunSetup:
     temperature: float | None
 
     def policy(self, spec: str) -> Policies:
-        from quest.training.evaluate import policy_for
-
         try:
             return policy_for(spec, budgets=self.budgets, temperature=self.temperature)
         except ValueError as error:
@@ -334,8 +325,6 @@ class _RunSetup:
 
 
 def _run_setup(args: argparse.Namespace) -> _RunSetup:
-    from quest.tools.offline import offline_toolbox
-
     if args.temperature is not None and not args.temperature >= 0:
         raise UsageError("--temperature must be a number of at least 0")
     corpus = args.corpus or os.environ.get("QUESTWEB_CORPUS_DIR")
@@ -356,8 +345,6 @@ def _train(args: argparse.Namespace) -> int:
     if args.print_config:
         sys.stdout.write(render_yaml(config))
         return 0
-    from quest.training.trainers import run_training
-
     emit(run_training(config))
     return 0
 

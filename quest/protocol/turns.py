@@ -27,8 +27,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from quest.tools.arguments import parse_tool_call
-from quest.tools.results import ToolError
+from quest.protocol.calls import parse_tool_call
+from quest.protocol.results import ToolError
 
 TurnKind = Literal["tool_call", "answer", "invalid"]
 _THINK = re.compile(r"<think>(.*?)</think>", re.DOTALL)

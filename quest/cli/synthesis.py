@@ -21,9 +21,26 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from quest.corpus.cli import UsageError, guarded
-from quest.synthesis.model import GENERATORS, LLM_STAGES, MAX_BATCH, STAGES, BatchSpec
+from quest.cli.common import UsageError, guarded
+from quest.corpus.store import CorpusStore
+from quest.llm.config import client_from_option
+from quest.rubric.distractors import TitleDistractors
+from quest.search.encoder import MiniLMEncoder
+from quest.search.hits import SearchError
+from quest.search.searcher import Searcher
+from quest.synthesis import shards
+from quest.synthesis.keywords import CorpusKeywords, KeywordError, read_keywords
+from quest.synthesis.model import (
+    GENERATORS,
+    LLM_STAGES,
+    MAX_BATCH,
+    STAGES,
+    BatchSpec,
+    SynthesisError,
+)
+from quest.synthesis.runner import synthesize
 from quest.synthesis.shards import GOAL_PROPOSALS, MAX_SHARDED, SHARD_SIZE
+from quest.tools.offline import offline_toolbox
 
 
 def register(subparsers: Any) -> None:
@@ -112,33 +129,24 @@ def llm_client(flag: str, spec: str | None) -> Any:
     """A chat client from an LLM option; a bad spec is a CLI error naming the option."""
     if not spec:
         return None
-    from quest.llm.config import client_from_option
-
     try:
         return client_from_option(spec)
     except (ValueError, ImportError) as exc:
         raise UsageError(f"{flag}: {exc}") from None
 
 
-def read_keywords(path: str | None) -> list[str]:
+def keywords_file(path: str | None) -> list[str]:
     """The `keyword` column of a CSV file (QUEST's trending keywords)."""
-    from quest.synthesis.keywords import KeywordError
-    from quest.synthesis.keywords import read_keywords as parse
-
     if not path:
         return []
     try:
-        return parse(Path(path).read_bytes(), name=path)
+        return read_keywords(Path(path).read_bytes(), name=path)
     except KeywordError as exc:
         raise UsageError(str(exc)) from None
 
 
 def corpus_keywords(corpus: str) -> Any:
     """Keywords per subcategory from the corpus's BM25 index (no index: none)."""
-    from quest.search.hits import SearchError
-    from quest.search.searcher import Searcher
-    from quest.synthesis.keywords import CorpusKeywords
-
     try:
         searcher = Searcher.open(corpus)
     except SearchError as exc:
@@ -165,23 +173,17 @@ def weights(text: str | None, separator: str) -> dict[str, float]:
 
 def _inputs(args: argparse.Namespace, spec: BatchSpec) -> dict[str, Any]:
     """What `synthesize` reads besides the spec: pages, models, tools, keywords."""
-    from quest.corpus.store import CorpusStore
-    from quest.rubric.distractors import TitleDistractors
-
     llm = llm_client("--llm", args.llm)
     if spec.generator == "llm" and llm is None:
         raise UsageError("--generator llm needs --llm SPEC (the proposer model)")
     verifier = llm_client("--verifier", args.verifier)
     judge = llm_client("--judge", args.judge)
-    keywords = read_keywords(args.keywords)
+    keywords = keywords_file(args.keywords)
     store = CorpusStore(args.corpus)
     _progress(f"reading {args.corpus} for distractors")
     distractors = TitleDistractors((d.url, d.title, d.text) for d in store.documents())
     toolbox_factory = None
     if spec.baseline or spec.generator == "llm" or not args.no_difficulty:
-        from quest.search.hits import SearchError
-        from quest.tools.offline import offline_toolbox
-
         try:
             offline_toolbox(args.corpus)
             toolbox_factory = functools.partial(offline_toolbox, args.corpus)
@@ -189,8 +191,6 @@ def _inputs(args: argparse.Namespace, spec: BatchSpec) -> dict[str, Any]:
             _progress(f"the difficulty and baseline stages are skipped: {exc}")
     encoder = None
     if not args.no_encoder:
-        from quest.search.encoder import MiniLMEncoder
-
         encoder = MiniLMEncoder()
     keyword_source = None
     if spec.generator == "llm" and not keywords:
@@ -214,15 +214,10 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _encoder() -> Any:
-    from quest.search.encoder import MiniLMEncoder
-
     return MiniLMEncoder()
 
 
 def _synth(args: argparse.Namespace) -> int:
-    from quest.synthesis.model import SynthesisError
-    from quest.synthesis.runner import synthesize
-
     spec = BatchSpec(
         generator=args.generator,
         count=args.count,
@@ -234,8 +229,6 @@ def _synth(args: argparse.Namespace) -> int:
         proposer_turns=args.proposer_turns,
         until_accepted=args.until_accepted,
     )
-    from quest.synthesis import shards
-
     problems = shards.problems(spec)
     if not 1 <= args.workers <= 64:
         problems.append("--workers must be from 1 to 64")
