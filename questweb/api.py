@@ -11,6 +11,7 @@ from apps.accounts.auth import API_AUTH
 from apps.audit.api import router as audit_router
 from apps.common.errors import DomainError
 from apps.corpus.api import router as corpus_router
+from apps.jobs.api import router as jobs_router
 from apps.live.api import router as live_router
 from apps.recipes.api import router as recipes_router
 from apps.rubrics.api import router as rubrics_router
@@ -57,3 +58,4 @@ api.add_router("/", audit_router)
 api.add_router("/", synthesis_router)
 api.add_router("/", training_router)
 api.add_router("/", recipes_router)
+api.add_router("/", jobs_router)

@@ -13,7 +13,8 @@ from django.db import connection
 from django.urls import reverse
 from django.utils import timezone
 
-from apps.training.models import Evaluation, Status, TrainingDataset, TrainingJob, Work
+from apps.jobs.models import Job, JobStatus
+from apps.training.models import Evaluation, TrainingDataset, TrainingJob
 from apps.training.paths import shown_paths
 from quest.tools.sandbox import sandbox_status
 from questweb import __version__
@@ -42,7 +43,7 @@ def python_sandbox_state() -> str:
 
 
 # The gpu queue's long work, as /healthz names it, with the page that shows it.
-GPU_WORK: tuple[tuple[str, type[Work], str, str], ...] = (
+GPU_WORK: tuple[tuple[str, type[Job], str, str], ...] = (
     ("training job", TrainingJob, "training:job", "job_id"),
     ("evaluation", Evaluation, "training:evaluation", "evaluation_id"),
     ("dataset", TrainingDataset, "training:dataset", "dataset_id"),
@@ -55,7 +56,7 @@ def gpu_work_running() -> dict[str, Any] | None:
     since = timezone.now() - timedelta(seconds=settings.TRAINING_STALL_SECONDS)
     for kind, model, url_name, arg in GPU_WORK:
         work = (
-            model.objects.filter(status=Status.RUNNING, active_at__gte=since)
+            model.objects.filter(status=JobStatus.RUNNING, active_at__gte=since)
             .order_by("-active_at")
             .first()
         )
@@ -65,7 +66,7 @@ def gpu_work_running() -> dict[str, Any] | None:
     return None
 
 
-def _work_name(work: Work) -> str:
+def _work_name(work: Job) -> str:
     # An evaluation has no name of its own: the checkpoint it evaluates names it, as the
     # training pages show it (relative to the training directory).
     return str(getattr(work, "name", "") or shown_paths(getattr(work, "checkpoint", "")))

@@ -35,6 +35,7 @@ INSTALLED_APPS = [
     "template_partials",
     "axes",
     "apps.accounts",
+    "apps.jobs",
     "apps.rubrics",
     "apps.corpus",
     "apps.live",

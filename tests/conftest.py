@@ -54,6 +54,21 @@ def bearer(db: None) -> Callable[[User], dict[str, str]]:
 
 
 @pytest.fixture
+def sent_tasks(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, list[Any]]]:
+    """The tasks the job framework sends (by name, with their arguments), held here instead of
+    reaching the broker: a test that runs the job itself needs no worker to pick it up too."""
+    from workers import app
+
+    sent: list[tuple[str, list[Any]]] = []
+
+    def send_task(name: str, args: Any = (), **options: Any) -> None:
+        sent.append((name, list(args)))
+
+    monkeypatch.setattr(app, "send_task", send_task)
+    return sent
+
+
+@pytest.fixture
 def csrf_client() -> Client:
     from django.test import Client
 
@@ -70,6 +85,8 @@ def start_worker(request: pytest.FixtureRequest) -> Iterator[Callable[..., objec
 
     from django.db import connection
 
+    from workers import app as celery_app
+
     workers: list[subprocess.Popen[bytes]] = []
 
     def start(queues: str, **extra_env: str) -> subprocess.Popen[bytes]:
@@ -79,6 +96,11 @@ def start_worker(request: pytest.FixtureRequest) -> Iterator[Callable[..., objec
             env["DATABASE_URL"] = (
                 f"postgresql://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
             )
+        # Messages an earlier run sent with no worker to take them (a job enqueued by a
+        # transactional test) name rows of another test database: drop them first.
+        with celery_app.connection_for_write() as conn:
+            for queue in queues.split(","):
+                conn.default_channel.queue_purge(queue)
         argv = [sys.executable, "-m", "celery", "-A", "workers", "worker", "-P", "solo",
                 "-Q", queues, "-n", f"test-{os.getpid()}-{len(workers)}@%h",
                 "--loglevel", "WARNING"]  # fmt: skip

@@ -148,14 +148,15 @@ def _running_job(*, reported_ago: float) -> Any:
 
     from django.utils import timezone
 
-    from apps.training.models import Status, TrainingJob
+    from apps.jobs.models import JobStatus
+    from apps.training.models import TrainingJob
 
     now = timezone.now()
     return TrainingJob.objects.create(
         name="grpo-smollm2",
         kind="grpo",
         config={"model": "smollm2"},
-        status=Status.RUNNING,
+        status=JobStatus.RUNNING,
         started_at=now - timedelta(minutes=20),
         active_at=now - timedelta(seconds=reported_ago),
         step=7,
@@ -201,11 +202,12 @@ def test_healthz_names_a_running_evaluation_by_its_checkpoint(
 ) -> None:
     from django.utils import timezone
 
-    from apps.training.models import Evaluation, Status
+    from apps.jobs.models import JobStatus
+    from apps.training.models import Evaluation
 
     heartbeat.record(redis_client, queue="gpu", hostname="gpu1", now=time.time() - 3600)
     evaluation = Evaluation.objects.create(
-        checkpoint="var/training/runs/3/final", status=Status.RUNNING, active_at=timezone.now()
+        checkpoint="var/training/runs/3/final", status=JobStatus.RUNNING, active_at=timezone.now()
     )
 
     body = admin_session.get("/healthz").json()
@@ -222,11 +224,12 @@ def test_healthz_names_a_running_evaluation_by_its_checkpoint(
 def _busy_evaluating(redis_client: redis.Redis, checkpoint: str) -> None:
     from django.utils import timezone
 
-    from apps.training.models import Evaluation, Status
+    from apps.jobs.models import JobStatus
+    from apps.training.models import Evaluation
 
     heartbeat.record(redis_client, queue="gpu", hostname="gpu1", now=time.time() - 3600)
     Evaluation.objects.create(
-        checkpoint=checkpoint, status=Status.RUNNING, active_at=timezone.now()
+        checkpoint=checkpoint, status=JobStatus.RUNNING, active_at=timezone.now()
     )
 
 

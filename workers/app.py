@@ -31,21 +31,9 @@ app.conf.beat_schedule = {
         "schedule": 30.0,
         "options": {"queue": Queue.DEFAULT.value, "expires": 60},
     },
-    # Imports whose worker died end failed (reads check too, so this is belt and braces).
-    "rubrics-import-watchdog": {
-        "task": "apps.rubrics.tasks.import_watchdog",
-        "schedule": 60.0,
-        "options": {"queue": Queue.DEFAULT.value, "expires": 120},
-    },
-    # Synthesis batches whose worker died end failed (reads check too).
-    "synthesis-watchdog": {
-        "task": "apps.synthesis.tasks.synthesis_watchdog",
-        "schedule": 60.0,
-        "options": {"queue": Queue.DEFAULT.value, "expires": 120},
-    },
-    # Training jobs, dataset builds and evaluations whose worker died end failed.
-    "training-watchdog": {
-        "task": "apps.training.tasks.training_watchdog",
+    # Jobs of every kind whose worker went silent end failed (apps/jobs; reads check too).
+    "jobs-watchdog": {
+        "task": "apps.jobs.tasks.jobs_watchdog",
         "schedule": 60.0,
         "options": {"queue": Queue.DEFAULT.value, "expires": 120},
     },

@@ -8,6 +8,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from apps.jobs.models import Job
 from quest.audit.taxonomy import DECISIONS, ERROR_TYPES, VERDICTS
 
 VERDICT_CHOICES = list(VERDICTS.items())
@@ -234,31 +235,15 @@ class ExportFormat(models.TextChoices):
     HF = "hf", "Hugging Face datasets (zip)"
 
 
-class ExportStatus(models.TextChoices):
-    QUEUED = "queued", "Queued"
-    RUNNING = "running", "Running"
-    DONE = "done", "Ready"
-    FAILED = "failed", "Failed"
-
-
-class ExportJob(models.Model):
+class ExportJob(Job):
     """A parquet file or a `datasets` directory of audited tasks, built on the cpu queue."""
 
     format = models.CharField(max_length=8, choices=ExportFormat.choices)
     campaign = models.ForeignKey(Campaign, null=True, blank=True, on_delete=models.SET_NULL)
-    status = models.CharField(
-        max_length=8, choices=ExportStatus.choices, default=ExportStatus.QUEUED
-    )
     rows = models.PositiveIntegerField(default=0)
     filename = models.CharField(max_length=255, blank=True)
-    error = models.TextField(blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(default=timezone.now)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
-    class Meta:
+    class Meta(Job.Meta):
         ordering = ["-created_at"]
 
     def __str__(self) -> str:

@@ -9,7 +9,6 @@ from apps.audit.models import (
     AssignmentStatus,
     CampaignStatus,
     ExportFormat,
-    ExportStatus,
     ItemState,
 )
 from apps.audit.services.campaigns import (
@@ -19,6 +18,7 @@ from apps.audit.services.campaigns import (
 )
 from apps.common.pagination import Page
 from apps.common.schemas import Id, JsonObject, Revision, Text, VersionNumber
+from apps.jobs.models import JobStatus
 from apps.rubrics.models import AuditState
 from apps.rubrics.schemas import ChangeOut
 from quest.audit.labels import MAX_COMMENT
@@ -366,7 +366,7 @@ class ExportOut(Schema):
     id: int
     format: ExportFormat
     campaign_id: int | None
-    status: ExportStatus
+    status: JobStatus
     rows: int
     error: str
     created_at: datetime

@@ -9,7 +9,8 @@ from ninja.files import UploadedFile
 from apps.common.pagination import WAS_A_BARE_LIST, Page, PageSize, paginate
 from apps.common.schemas import Id, PageNumber, errors
 from apps.corpus import selectors, services
-from apps.corpus.models import CorpusJob, JobKind
+from apps.corpus.jobs import corpus_job_out
+from apps.corpus.models import JobKind
 from apps.corpus.schemas import CorpusOut, DocumentOut, JobIn, JobOut, SearchOut
 
 router = Router(tags=["corpus and search"])
@@ -17,10 +18,6 @@ router = Router(tags=["corpus and search"])
 # Checked by the searcher, which names the modes this corpus has built.
 SearchMode = Annotated[str, Field(description="bm25, dense or hybrid; empty: the default")]
 ResultCount = Annotated[int, Field(ge=1, le=100)]
-
-
-def _job(job: CorpusJob) -> JobOut:
-    return JobOut.model_validate(job, from_attributes=True)
 
 
 @router.get(
@@ -75,7 +72,7 @@ def corpus(request: HttpRequest) -> dict[str, Any]:
 )
 def jobs(request: HttpRequest, page: PageNumber = 1, page_size: PageSize = 50) -> dict[str, Any]:
     found = selectors.corpus_jobs(user=request.auth)  # type: ignore[attr-defined]
-    return paginate(request, found, page=page, page_size=page_size, out=_job)
+    return paginate(request, found, page=page, page_size=page_size, out=corpus_job_out)
 
 
 @router.get(
@@ -83,8 +80,8 @@ def jobs(request: HttpRequest, page: PageNumber = 1, page_size: PageSize = 50) -
     response={200: JobOut, **errors(403, 404, 422)},
     summary="A job's progress and report",
 )
-def job(request: HttpRequest, job_id: Id) -> JobOut:
-    return _job(selectors.corpus_job_get(user=request.auth, job_id=job_id))  # type: ignore[attr-defined]
+def job(request: HttpRequest, job_id: Id) -> dict[str, Any]:
+    return corpus_job_out(selectors.corpus_job_get(user=request.auth, job_id=job_id))  # type: ignore[attr-defined]
 
 
 @router.post(
@@ -92,9 +89,9 @@ def job(request: HttpRequest, job_id: Id) -> JobOut:
     response={202: JobOut, **errors(403, 409, 422, body=True)},
     summary="Load a source or rebuild (admin)",
 )
-def job_create(request: HttpRequest, payload: JobIn) -> Status[JobOut]:
+def job_create(request: HttpRequest, payload: JobIn) -> Status[dict[str, Any]]:
     created = services.corpus_job_enqueue(user=request.auth, kind=payload.kind)  # type: ignore[attr-defined]
-    return Status(202, _job(created))
+    return Status(202, corpus_job_out(created))
 
 
 @router.post(
@@ -102,11 +99,11 @@ def job_create(request: HttpRequest, payload: JobIn) -> Status[JobOut]:
     response={202: JobOut, **errors(403, 409, 422, body=True)},
     summary="Load your JSONL documents (admin)",
 )
-def upload(request: HttpRequest, file: File[UploadedFile]) -> Status[JobOut]:
+def upload(request: HttpRequest, file: File[UploadedFile]) -> Status[dict[str, Any]]:
     created = services.corpus_job_enqueue(
         user=request.auth,  # type: ignore[attr-defined]
         kind=JobKind.LOAD_JSONL,
         filename=file.name or "upload.jsonl",
         payload=file.read(services.MAX_JSONL_BYTES + 1),
     )
-    return Status(202, _job(created))
+    return Status(202, corpus_job_out(created))

@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import models
-from django.utils import timezone
+
+from apps.jobs.models import Job
 
 
 class JobKind(models.TextChoices):
@@ -14,39 +14,19 @@ class JobKind(models.TextChoices):
     INDEX_DENSE = "index_dense", "Build the dense index"
 
 
-class JobStatus(models.TextChoices):
-    QUEUED = "queued", "Queued"
-    RUNNING = "running", "Running"
-    DONE = "done", "Done"
-    FAILED = "failed", "Failed"
-
-
-class CorpusJob(models.Model):
-    """A corpus load or index build, run by a worker on the cpu queue, with its progress."""
+class CorpusJob(Job):
+    """A corpus load or index build, run by a worker on the cpu queue, with its progress
+    (`done` of `total` within its current `stage`)."""
 
     kind = models.CharField(max_length=16, choices=JobKind.choices)
-    status = models.CharField(max_length=16, choices=JobStatus.choices, default=JobStatus.QUEUED)
     stage = models.CharField(max_length=100, blank=True)
-    done = models.PositiveIntegerField(default=0)
-    total = models.PositiveIntegerField(default=0)
     # A JSONL upload waits here until the worker has read it.
     payload = models.BinaryField(blank=True, default=b"")
     filename = models.CharField(max_length=255, blank=True)
     report = models.JSONField(default=dict, blank=True)
-    error = models.TextField(blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
-    )
-    created_at = models.DateTimeField(default=timezone.now)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
-    class Meta:
-        ordering = ["-created_at", "-id"]
+    class Meta(Job.Meta):
+        pass
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} ({self.status})"
-
-    @property
-    def percent(self) -> int:
-        return int(100 * self.done / self.total) if self.total else 0

@@ -5,7 +5,8 @@ from typing import Any, Literal
 
 from ninja import Field, Schema
 
-from apps.corpus.models import JobKind, JobStatus
+from apps.corpus.models import JobKind
+from apps.jobs.models import JobStatus
 
 
 class ResultOut(Schema):

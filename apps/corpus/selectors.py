@@ -14,7 +14,8 @@ from apps.accounts.models import User
 from apps.accounts.permissions import require_role
 from apps.accounts.roles import Role
 from apps.common.errors import Conflict, Invalid, NotFound
-from apps.corpus.models import CorpusJob, JobStatus
+from apps.corpus.models import CorpusJob
+from apps.jobs.models import ACTIVE
 
 log = logging.getLogger(__name__)
 _lock = threading.Lock()
@@ -97,7 +98,7 @@ def warm_search() -> bool:
 def _not_loaded_yet() -> str:
     """What an empty corpus means for search: loading (the first start queues the offline
     corpus, and each load builds its BM25 index) or waiting for an admin to load one."""
-    pending = CorpusJob.objects.filter(status__in=(JobStatus.QUEUED, JobStatus.RUNNING))
+    pending = CorpusJob.objects.filter(status__in=ACTIVE)
     count = pending.count()
     if count:
         jobs = f"{count} corpus job{'s' if count > 1 else ''}"

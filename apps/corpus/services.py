@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import logging
 import tempfile
 import time
 from collections.abc import Callable, Iterable
@@ -9,28 +8,25 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
 
 from apps.accounts.models import User
 from apps.accounts.permissions import require_role
 from apps.accounts.roles import Role
-from apps.common.errors import Conflict, Invalid, NotFound
-from apps.corpus.models import CorpusJob, JobKind, JobStatus
-
-log = logging.getLogger(__name__)
+from apps.common.errors import Conflict, Invalid
+from apps.corpus.models import CorpusJob, JobKind
+from apps.jobs.dispatch import job_end, job_enqueue, job_progress, job_run, job_send
+from apps.jobs.models import ACTIVE, JobStatus
 
 MAX_JSONL_BYTES = 500 * 1024 * 1024
 LOAD_KINDS = (JobKind.LOAD_WIKI, JobKind.LOAD_GEO, JobKind.LOAD_DOMAINS, JobKind.LOAD_JSONL)
 PROGRESS_SECONDS = 1.0
-ACTIVE = (JobStatus.QUEUED, JobStatus.RUNNING)
 WAITING = "waits for the load before it"
+CORPUS = "corpus"  # the job kind (apps/corpus/jobs.py)
 
 
 def _enqueue(
     kind: str, *, user: User | None, filename: str = "", payload: bytes = b""
 ) -> CorpusJob:
-    from apps.corpus.tasks import cpu_corpus_job
-
     with transaction.atomic():
         # Loads and builds of one kind rewrite the same files: one at a time.
         busy = CorpusJob.objects.select_for_update().filter(status__in=ACTIVE)
@@ -40,7 +36,7 @@ def _enqueue(
         job = CorpusJob.objects.create(
             kind=kind, created_by=user, filename=filename[:255], payload=payload
         )
-        transaction.on_commit(lambda: cpu_corpus_job.delay(job.pk))
+        job_enqueue(CORPUS, job.pk)
     return job
 
 
@@ -83,11 +79,7 @@ def corpus_recover_interrupted() -> list[CorpusJob]:
     stale = list(CorpusJob.objects.filter(status=JobStatus.RUNNING))
     restarted = []
     for job in stale:
-        CorpusJob.objects.filter(pk=job.pk).update(
-            status=JobStatus.FAILED,
-            error="interrupted: the worker stopped",
-            finished_at=timezone.now(),
-        )
+        job_end(CORPUS, job.pk, JobStatus.FAILED, error="interrupted: the worker stopped")
         restarted.append(
             _enqueue(
                 job.kind, user=job.created_by, filename=job.filename, payload=bytes(job.payload)
@@ -103,13 +95,13 @@ def _progress(job_id: int) -> Callable[[int, int], None]:
         now = time.monotonic()
         if now - last[0] >= PROGRESS_SECONDS or done >= total:
             last[0] = now
-            CorpusJob.objects.filter(pk=job_id).update(done=done, total=total)
+            job_progress(CORPUS, job_id, done=done, total=total)
 
     return report
 
 
 def _stage(job_id: int, stage: str) -> None:
-    CorpusJob.objects.filter(pk=job_id).update(stage=stage, done=0, total=0)
+    job_progress(CORPUS, job_id, stage=stage, done=0, total=0)
 
 
 def _documents(job: CorpusJob, scratch: Path) -> tuple[Iterable[Any], Any]:
@@ -173,34 +165,23 @@ def _bm25(job: CorpusJob) -> dict[str, Any]:
     return {"passages": built.passages, "seconds": round(built.seconds, 1)}
 
 
-def corpus_job_run(*, job_id: int) -> CorpusJob:
-    job = CorpusJob.objects.filter(pk=job_id).first()
-    if job is None:
-        raise NotFound(f"no corpus job {job_id}")
-    if job.status != JobStatus.QUEUED:
-        return job  # a redelivered message for a job that already ran
-    CorpusJob.objects.filter(pk=job.pk).update(status=JobStatus.RUNNING, started_at=timezone.now())
-    try:
-        run = _bm25 if job.kind == JobKind.INDEX_BM25 else _dense
-        report = _load(job) if job.kind in LOAD_KINDS else run(job)
-    except Exception as exc:  # any failure is the job's outcome, shown to the admin
-        log.exception("corpus job %s failed", job.pk)
-        CorpusJob.objects.filter(pk=job.pk).update(
-            status=JobStatus.FAILED, error=str(exc)[:2000], finished_at=timezone.now()
-        )
-        return CorpusJob.objects.get(pk=job.pk)
-    CorpusJob.objects.filter(pk=job.pk).update(
-        status=JobStatus.DONE, report=report, payload=b"", stage="", finished_at=timezone.now()
-    )
+def _work(job: CorpusJob) -> dict[str, Any]:
     if job.kind in LOAD_KINDS:
-        _after_load()
-    return CorpusJob.objects.get(pk=job.pk)
+        report = _load(job)
+    else:
+        report = (_bm25 if job.kind == JobKind.INDEX_BM25 else _dense)(job)
+    return {"report": report, "stage": ""}
 
 
-def _after_load() -> None:
-    """Start the next waiting load, or else bring the dense index up to date."""
-    from apps.corpus.tasks import cpu_corpus_job
+def corpus_job_run(*, job_id: int) -> CorpusJob:
+    job: CorpusJob = job_run(CORPUS, job_id, _work, then=_after_load)
+    return job
 
+
+def _after_load(job: CorpusJob) -> None:
+    """After a load, start the next waiting load, or else bring the dense index up to date."""
+    if job.kind not in LOAD_KINDS:
+        return
     waiting = (
         CorpusJob.objects.filter(status=JobStatus.QUEUED, kind__in=LOAD_KINDS, stage=WAITING)
         .order_by("pk")
@@ -208,7 +189,7 @@ def _after_load() -> None:
     )
     if waiting is not None:
         CorpusJob.objects.filter(pk=waiting.pk).update(stage="")
-        cpu_corpus_job.delay(waiting.pk)
+        job_send(CORPUS, waiting.pk)
         return
     if not CorpusJob.objects.filter(kind=JobKind.INDEX_DENSE, status__in=ACTIVE).exists():
         _enqueue(JobKind.INDEX_DENSE, user=None)

@@ -13,6 +13,7 @@ from django.utils import timezone
 from apps.accounts.permissions import require_role
 from apps.accounts.roles import Role
 from apps.common.errors import Conflict, Forbidden, Invalid, NotFound
+from apps.jobs.dispatch import task_send
 from apps.live import llm
 from apps.live.broadcast import event_append
 from apps.live.models import (
@@ -27,6 +28,7 @@ from apps.live.models import (
 )
 from apps.live.selectors import can_manage, session_get
 from apps.rubrics import selectors as task_selectors
+from workers.queues import Queue
 
 MAX_QUESTION_CHARS = 4000
 MAX_ACTIVE_PER_USER = 3
@@ -146,10 +148,9 @@ def session_create(*, user: Any, request: SessionRequest) -> Session:
 
 
 def _enqueue(session: Session) -> None:
-    from apps.live import tasks
-
-    runner = tasks.gpu_session_run if llm.needs_gpu(session.model) else tasks.cpu_session_run
-    runner.delay(session.pk)
+    # By the task's name (apps/jobs/dispatch.py): tasks.py imports this module, not the reverse.
+    queue = Queue.GPU if llm.needs_gpu(session.model) else Queue.CPU
+    task_send(f"apps.live.tasks.{queue.value}_session_run", session.pk, queue=queue)
 
 
 def session_stop(*, user: Any, public_id: object) -> Session:

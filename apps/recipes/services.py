@@ -185,21 +185,20 @@ def recipe_cancel(*, user: Any, recipe_id: int) -> Recipe:
 
 
 def _cancels(recipe: Recipe) -> list[Callable[[Any], Any]]:
-    from apps.synthesis.services import batch_cancel
-    from apps.training import services as training
+    from apps.jobs.services import job_cancel
 
-    rows: list[tuple[Any, Callable[..., Any], str]] = [
-        (recipe.batch, batch_cancel, "batch_id"),
-        (recipe.sft_dataset, training.dataset_cancel, "dataset_id"),
-        (recipe.rl_dataset, training.dataset_cancel, "dataset_id"),
-        (recipe.sft_job, training.job_cancel, "job_id"),
-        (recipe.grpo_job, training.job_cancel, "job_id"),
-        (recipe.sft_evaluation, training.evaluation_cancel, "evaluation_id"),
-        (recipe.grpo_evaluation, training.evaluation_cancel, "evaluation_id"),
+    rows: list[tuple[Any, str]] = [
+        (recipe.batch, "synthesis"),
+        (recipe.sft_dataset, "dataset"),
+        (recipe.rl_dataset, "dataset"),
+        (recipe.sft_job, "training"),
+        (recipe.grpo_job, "training"),
+        (recipe.sft_evaluation, "evaluation"),
+        (recipe.grpo_evaluation, "evaluation"),
     ]
     return [
-        (lambda user, f=fn, k=key, pk=row.pk: f(user=user, **{k: pk}))
-        for row, fn, key in rows
+        (lambda user, k=kind, pk=row.pk: job_cancel(user=user, kind=k, job_id=pk))
+        for row, kind in rows
         if row is not None and row.is_active
     ]
 

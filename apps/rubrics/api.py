@@ -78,7 +78,7 @@ def _version(version: RubricVersion, *, tree: bool) -> dict[str, Any]:
     return {**out, "tree": version.tree} if tree else out
 
 
-def _import(job: TaskImport) -> ImportOut:
+def import_out(job: TaskImport) -> ImportOut:
     return ImportOut.model_validate(job, from_attributes=True)
 
 
@@ -235,7 +235,7 @@ def imports_create(request: HttpRequest, file: File[UploadedFile]) -> Status[Imp
         filename=file.name or "upload.json",
         payload=file.read(imports.MAX_UPLOAD_BYTES + 1),
     )
-    return Status(202, _import(job))
+    return Status(202, import_out(job))
 
 
 @router.get(
@@ -244,7 +244,7 @@ def imports_create(request: HttpRequest, file: File[UploadedFile]) -> Status[Imp
     summary="An import's progress and report",
 )
 def imports_get(request: HttpRequest, import_id: Id) -> ImportOut:
-    return _import(imports.task_import_status(user=request.auth, import_id=import_id))  # type: ignore[attr-defined]
+    return import_out(imports.task_import_status(user=request.auth, import_id=import_id))  # type: ignore[attr-defined]
 
 
 @router.post(
@@ -253,7 +253,7 @@ def imports_get(request: HttpRequest, import_id: Id) -> ImportOut:
     summary="Cancel a queued or running import: it ends failed and writes nothing (admin)",
 )
 def imports_cancel(request: HttpRequest, import_id: Id) -> ImportOut:
-    return _import(imports.task_import_cancel(user=request.auth, import_id=import_id))  # type: ignore[attr-defined]
+    return import_out(imports.task_import_cancel(user=request.auth, import_id=import_id))  # type: ignore[attr-defined]
 
 
 @router.post(
@@ -284,7 +284,7 @@ def tasks_evaluate(request: HttpRequest, task_id: Id, payload: AnswerIn) -> dict
     return {"report": result.report.to_dict(), "reward": result.reward}
 
 
-def _probe(run: ProbeRun, *, report: bool = True) -> dict[str, Any]:
+def probe_out(run: ProbeRun, *, report: bool = True) -> dict[str, Any]:
     out = {
         "id": run.pk,
         "task_id": run.task_id,
@@ -313,7 +313,7 @@ def probes_create(
         task_id=task_id,
         version=payload.version if payload else None,
     )
-    return Status(202, _probe(run))
+    return Status(202, probe_out(run))
 
 
 @router.get(
@@ -327,7 +327,7 @@ def probes_list(
 ) -> dict[str, Any]:
     runs = selectors.probe_runs(user=request.auth, task_id=task_id)  # type: ignore[attr-defined]
     return paginate(
-        request, runs, page=page, page_size=page_size, out=lambda r: _probe(r, report=False)
+        request, runs, page=page, page_size=page_size, out=lambda r: probe_out(r, report=False)
     )
 
 
@@ -337,4 +337,4 @@ def probes_list(
     summary="A probe run with its report",
 )
 def probes_get(request: HttpRequest, run_id: Id) -> dict[str, Any]:
-    return _probe(selectors.probe_get(user=request.auth, run_id=run_id))  # type: ignore[attr-defined]
+    return probe_out(selectors.probe_get(user=request.auth, run_id=run_id))  # type: ignore[attr-defined]

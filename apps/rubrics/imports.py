@@ -8,7 +8,6 @@ row lock, so a cancel lands either before it (nothing written) or after it (refu
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -21,23 +20,19 @@ from django.utils import timezone
 from apps.accounts.models import User
 from apps.accounts.permissions import require_role
 from apps.accounts.roles import Role
-from apps.common.errors import Conflict, DomainError, Invalid, NotFound, TooLarge
+from apps.common.errors import Conflict, Invalid, NotFound, TooLarge
 from apps.common.storable import printable
+from apps.jobs.dispatch import JobStopped, job_end, job_enqueue, job_progress, job_run, jobs_expire
+from apps.jobs.models import JobStatus
 from apps.rubrics import selectors
-from apps.rubrics.models import ImportStatus, TaskImport
+from apps.rubrics.models import TaskImport
 from apps.rubrics.records import Record, RecordSource, open_records
 from apps.rubrics.services import PreparedTask, task_prepare, tasks_write
-
-log = logging.getLogger(__name__)
 
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
 MAX_REJECTS_KEPT = 200
 PROGRESS_EVERY = 100
-ACTIVE = (ImportStatus.QUEUED, ImportStatus.RUNNING)
-
-
-class ImportStopped(Exception):
-    """The job was cancelled or timed out while the worker read it: stop, write nothing."""
+IMPORT = "import"  # the job kind (apps/rubrics/jobs.py)
 
 
 @dataclass
@@ -53,29 +48,19 @@ def task_import_enqueue(*, user: User, filename: str, payload: bytes) -> TaskImp
         raise Invalid("the file is empty")
     if len(payload) > MAX_UPLOAD_BYTES:
         raise TooLarge(f"the file is larger than {MAX_UPLOAD_BYTES // (1024 * 1024)} MB")
-    from apps.rubrics.tasks import cpu_import_tasks
-
     with transaction.atomic():
         job = TaskImport.objects.create(
             filename=printable(filename)[:255], payload=payload, created_by=user
         )
-        transaction.on_commit(lambda: cpu_import_tasks.delay(job.pk))
+        job_enqueue(IMPORT, job.pk)
     return job
 
 
-def _end(job_id: int, status: str, **fields: Any) -> bool:
-    """End a job that is still queued or running; False when something else ended it first."""
-    ended = TaskImport.objects.filter(pk=job_id, status__in=ACTIVE).update(
-        status=status, finished_at=timezone.now(), payload=b"", **fields
-    )
-    return bool(ended)
-
-
-def _timeout() -> timedelta:
+def timeout() -> timedelta:
     return timedelta(minutes=settings.IMPORT_TIMEOUT_MINUTES)
 
 
-def _timed_out_message() -> str:
+def timed_out_message() -> str:
     return (
         f"timed out: still running after {settings.IMPORT_TIMEOUT_MINUTES} minutes (the worker "
         "may have died); nothing was imported"
@@ -85,12 +70,10 @@ def _timed_out_message() -> str:
 def _keep_going(job_id: int, processed: int, deadline: datetime) -> None:
     """Report progress, or stop when the job was cancelled or has run past its time."""
     if timezone.now() > deadline:
-        _end(job_id, ImportStatus.FAILED, error=_timed_out_message())
-        raise ImportStopped
-    if not TaskImport.objects.filter(pk=job_id, status=ImportStatus.RUNNING).update(
-        processed=processed
-    ):
-        raise ImportStopped
+        job_end(IMPORT, job_id, JobStatus.FAILED, error=timed_out_message())
+        raise JobStopped
+    if not job_progress(IMPORT, job_id, done=processed):
+        raise JobStopped
 
 
 def _check(record: Record) -> PreparedTask | str:
@@ -123,56 +106,38 @@ def _check_all(job_id: int, source: RecordSource, deadline: datetime) -> Checked
 def _write(job: TaskImport, checked: Checked, total: int) -> None:
     # The row lock orders this write with a cancel or the watchdog: whichever comes second
     # finds the job no longer running and does nothing.
-    running = TaskImport.objects.select_for_update().filter(pk=job.pk, status=ImportStatus.RUNNING)
+    running = TaskImport.objects.select_for_update().filter(pk=job.pk, status=JobStatus.RUNNING)
     if not running.exists():
-        raise ImportStopped
+        raise JobStopped
     note = f"imported from {job.filename}"
     tasks_write(user=job.created_by, prepared=checked.prepared, note=note)
-    _end(job.pk, ImportStatus.DONE, imported=len(checked.prepared), processed=total)
+    job_end(IMPORT, job.pk, JobStatus.DONE, imported=len(checked.prepared), done=total)
 
 
-def _import(job: TaskImport) -> None:
+def _import(job: TaskImport) -> dict[str, Any]:
     try:
         source = open_records(bytes(job.payload), job.filename)
     except ValueError as exc:
-        _end(job.pk, ImportStatus.FAILED, error=printable(str(exc)))
-        return
-    started = timezone.now()
-    if not TaskImport.objects.filter(pk=job.pk, status__in=ACTIVE).update(
-        status=ImportStatus.RUNNING, started_at=started, total=source.total, processed=0
-    ):
-        return  # cancelled while queued
-    checked = _check_all(job.pk, source, started + _timeout())
+        raise Invalid(printable(str(exc))) from exc
+    deadline = timezone.now() + timeout()
+    if not job_progress(IMPORT, job.pk, total=source.total, done=0):
+        raise JobStopped
+    checked = _check_all(job.pk, source, deadline)
     if checked.rejected_count or not checked.prepared:
         if not checked.rejected:
             checked.rejected.append({"record": "file", "error": "the file holds no tasks"})
-        _end(job.pk, ImportStatus.REJECTED, rejected=checked.rejected, processed=source.total)
-    else:
-        _write(job, checked, source.total)
-
-
-def _failure(exc: Exception) -> str:
-    if isinstance(exc, DomainError):
-        return exc.message
-    return printable(f"the import failed: {type(exc).__name__}: {str(exc)[:500]}")
+        return {"status": JobStatus.REJECTED, "rejected": checked.rejected, "done": source.total}
+    # Ended under the job's row lock, with the tasks written (the framework's end then finds
+    # it ended already and does nothing).
+    _write(job, checked, source.total)
+    return {}
 
 
 def task_import_run(*, import_id: int) -> TaskImport:
     """Check every record, then write all of them in one transaction, or none. Whatever
     happens, the job ends with a status and a reason: never running forever."""
-    job = TaskImport.objects.filter(pk=import_id).first()
-    if job is None:
-        raise NotFound(f"no import {import_id}")
-    if not job.is_active:
-        return job  # a redelivered message for a finished import
-    try:
-        _import(job)
-    except ImportStopped:
-        pass
-    except Exception as exc:
-        log.exception("import %s failed", import_id)
-        _end(job.pk, ImportStatus.FAILED, error=_failure(exc))
-    return TaskImport.objects.defer("payload").get(pk=job.pk)
+    job: TaskImport = job_run(IMPORT, import_id, _import)
+    return job
 
 
 @transaction.atomic
@@ -199,29 +164,20 @@ def task_import_cancel(*, user: User, import_id: int) -> TaskImport:
             f"import {import_id} has already ended ({job.get_status_display().lower()}): "
             "there is nothing to cancel"
         )
-    _end(job.pk, ImportStatus.FAILED, error=f"cancelled by {user.get_username()}")
+    job_end(IMPORT, job.pk, JobStatus.FAILED, error=f"cancelled by {user.get_username()}")
     return TaskImport.objects.defer("payload").get(pk=job.pk)
-
-
-def task_imports_expire(*, now: datetime | None = None) -> int:
-    """The watchdog: jobs running longer than IMPORT_TIMEOUT_MINUTES end failed, with that
-    reason. A worker that is only slow stops at its next progress report."""
-    now = now or timezone.now()
-    return TaskImport.objects.filter(
-        status=ImportStatus.RUNNING, started_at__lt=now - _timeout()
-    ).update(status=ImportStatus.FAILED, error=_timed_out_message(), finished_at=now, payload=b"")
 
 
 def task_import_status(*, user: User, import_id: int) -> TaskImport:
     """An import as it stands. The watchdog runs first, so a job whose worker died reads as
     failed even where no beat process runs it."""
     require_role(user, Role.ADMIN)
-    task_imports_expire()
+    jobs_expire(kind=IMPORT)
     return selectors.task_import_get(user=user, import_id=import_id)
 
 
 def task_imports_recent(*, user: User, limit: int = 20) -> QuerySet[TaskImport]:
     """The newest imports, after the watchdog (see task_import_status)."""
     require_role(user, Role.ADMIN)
-    task_imports_expire()
+    jobs_expire(kind=IMPORT)
     return selectors.task_import_list(user=user)[:limit]

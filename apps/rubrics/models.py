@@ -4,6 +4,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from apps.jobs.models import Job
+
 
 class TaskType(models.TextChoices):
     OBJECTIVE = "objective", "Objective"
@@ -88,52 +90,25 @@ class RubricVersion(models.Model):
         return f"Task {self.task_id} v{self.number}"
 
 
-class ImportStatus(models.TextChoices):
-    QUEUED = "queued", "Queued"
-    RUNNING = "running", "Running"
-    DONE = "done", "Imported"
-    REJECTED = "rejected", "Rejected"
-    FAILED = "failed", "Failed"
-
-
-class TaskImport(models.Model):
-    """An uploaded JSON / JSONL file of tasks, imported all-or-nothing by a worker."""
+class TaskImport(Job):
+    """An uploaded JSON / JSONL file of tasks, imported all-or-nothing by a worker. Its progress
+    is the records checked (`done`, read as `processed`) of the file's `total`."""
 
     filename = models.CharField(max_length=255)
     payload = models.BinaryField()
-    status = models.CharField(
-        max_length=16, choices=ImportStatus.choices, default=ImportStatus.QUEUED
-    )
-    total = models.PositiveIntegerField(default=0)
-    processed = models.PositiveIntegerField(default=0)
     imported = models.PositiveIntegerField(default=0)
     # [{"record": line or index, "error": "…"}], capped; empty when everything went in.
     rejected = models.JSONField(default=list)
-    error = models.TextField(blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
-    )
-    created_at = models.DateTimeField(default=timezone.now)
-    # When a worker began reading it: the watchdog fails a job running for too long.
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
-    class Meta:
+    class Meta(Job.Meta):
         ordering = ["-created_at"]
 
     def __str__(self) -> str:
         return f"Import {self.pk} ({self.filename}, {self.status})"
 
     @property
-    def is_active(self) -> bool:
-        return self.status in (ImportStatus.QUEUED, ImportStatus.RUNNING)
-
-
-class ProbeStatus(models.TextChoices):
-    QUEUED = "queued", "Queued"
-    RUNNING = "running", "Probing"
-    DONE = "done", "Done"
-    FAILED = "failed", "Failed"
+    def processed(self) -> int:
+        return self.done
 
 
 class ProbeVerdict(models.TextChoices):
@@ -143,33 +118,19 @@ class ProbeVerdict(models.TextChoices):
     UNDECIDED = "undecided", "Undecided"
 
 
-class ProbeRun(models.Model):
+class ProbeRun(Job):
     """One probe of a rubric version: the reference answer and an adversarial battery scored with
     the real reward (quest.rubric.probe_tree). Only a version whose latest run is sound trains."""
 
     task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="probe_runs")
     version = models.ForeignKey(RubricVersion, on_delete=models.CASCADE, related_name="probe_runs")
-    status = models.CharField(
-        max_length=16, choices=ProbeStatus.choices, default=ProbeStatus.QUEUED
-    )
     verdict = models.CharField(max_length=16, choices=ProbeVerdict.choices, blank=True)
     # ProbeReport.to_dict(): verdict, reasons, untested, judge, limits and every probe.
     report = models.JSONField(default=dict, blank=True)
     judge = models.CharField(max_length=200, blank=True)
-    error = models.TextField(blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
-    )
-    created_at = models.DateTimeField(default=timezone.now)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
-    class Meta:
-        ordering = ["-created_at", "-id"]
+    class Meta(Job.Meta):
         indexes = [models.Index(fields=["version", "-created_at"], name="probe_run_version_latest")]
 
     def __str__(self) -> str:
         return f"Probe {self.pk} of task {self.task_id} ({self.status})"
-
-    @property
-    def is_active(self) -> bool:
-        return self.status in (ProbeStatus.QUEUED, ProbeStatus.RUNNING)

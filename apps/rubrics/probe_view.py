@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from apps.accounts.roles import ROLE_REQUIREMENT, Role
-from apps.rubrics.models import ProbeRun, ProbeStatus, Task
+from apps.jobs.models import JobStatus
+from apps.rubrics.models import ProbeRun, Task
 from apps.rubrics.solutions import probe_text
 from apps.rubrics.tree_view import has_judge_leaves
 
@@ -17,7 +18,7 @@ def probe_state(run: ProbeRun | None) -> tuple[str, str]:
         return "none", "not probed"
     if run.is_active:
         return "active", "probing…"
-    if run.status == ProbeStatus.FAILED:
+    if run.status == JobStatus.FAILED:
         return "failed", "probe failed"
     return run.verdict, run.verdict
 

@@ -8,15 +8,9 @@ from pydantic import ConfigDict, WithJsonSchema
 
 from apps.common.pagination import Page
 from apps.common.schemas import JsonObject, Text, VersionNumber
+from apps.jobs.models import JobStatus
 from apps.rubrics.evaluation import MAX_ANSWER_CHARS, MAX_VERDICTS
-from apps.rubrics.models import (
-    AuditState,
-    Complexity,
-    ImportStatus,
-    ProbeStatus,
-    ProbeVerdict,
-    TaskType,
-)
+from apps.rubrics.models import AuditState, Complexity, ProbeVerdict, TaskType
 from apps.rubrics.services import QUESTION_MAX, TEXT_FIELDS
 from quest.rubric.report import NodeStatus
 
@@ -158,7 +152,7 @@ class ValidationOut(Schema):
 class ImportOut(Schema):
     id: int
     filename: str
-    status: ImportStatus
+    status: JobStatus
     total: int
     processed: int
     imported: int
@@ -210,7 +204,7 @@ class ProbeRunSummaryOut(Schema):
     id: int
     task_id: int
     version: int
-    status: ProbeStatus
+    status: JobStatus
     verdict: ProbeVerdict
     judge: str
     error: str

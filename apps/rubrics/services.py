@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -8,28 +7,19 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
 
 from apps.accounts.models import User
 from apps.accounts.permissions import require_role
 from apps.accounts.roles import Role
-from apps.common.errors import Conflict, DomainError, Forbidden, Invalid, NotFound
+from apps.common.errors import Conflict, Forbidden, Invalid, NotFound
 from apps.common.storable import ensure_storable
+from apps.jobs.dispatch import job_enqueue, job_run, job_send
 from apps.rubrics import engine, selectors
-from apps.rubrics.models import (
-    AuditState,
-    Complexity,
-    ProbeRun,
-    ProbeStatus,
-    RubricVersion,
-    Task,
-    TaskType,
-)
+from apps.rubrics.models import AuditState, Complexity, ProbeRun, RubricVersion, Task, TaskType
 from apps.rubrics.records import open_records
 from apps.rubrics.solutions import probe_text
 
-log = logging.getLogger(__name__)
-
+PROBE = "probe"  # the job kind (apps/rubrics/jobs.py)
 BATCH = 500
 QUESTION_MAX = 20_000
 TEXT_FIELDS = {"category": 64, "subcategory": 64, "reference_answer": 50_000}
@@ -242,11 +232,9 @@ def probe_enqueue(*, user: User, task_id: int, version: int | None = None) -> Pr
             f"task {task_id} has no reference answer or solution to probe with: "
             "add a reference_answer (Markdown citing its sources) to the task"
         )
-    from apps.rubrics.tasks import cpu_probe_tree
-
     with transaction.atomic():
         run = ProbeRun.objects.create(task=task, version=target, created_by=user)
-        transaction.on_commit(lambda: cpu_probe_tree.delay(run.pk))
+        job_enqueue(PROBE, run.pk)
     return run
 
 
@@ -284,10 +272,8 @@ def probes_ensure(
 
 
 def _send_probes(run_ids: Sequence[int]) -> None:
-    from apps.rubrics.tasks import cpu_probe_tree
-
     for run_id in run_ids:
-        cpu_probe_tree.delay(run_id)
+        job_send(PROBE, run_id)
 
 
 def _judge_client() -> Any:
@@ -320,32 +306,18 @@ def _probe(run: ProbeRun, judge: Any) -> dict[str, Any]:
         question=run.task.question,
     )
     return {
-        "status": ProbeStatus.DONE,
         "verdict": report.verdict,
         "report": report.to_dict(),
         "judge": report.judge[:200],
     }
 
 
-def _failure(exc: Exception) -> str:
-    if isinstance(exc, DomainError):
-        return exc.message
-    return f"the probe failed: {type(exc).__name__}: {str(exc)[:500]}"
-
-
 def probe_run(*, run_id: int, judge: Any = None) -> ProbeRun:
     """Score the reference answer and the adversarial battery against the run's version; `judge`
     (a ChatClient) overrides the configured judge model."""
-    run = ProbeRun.objects.select_related("task", "version").filter(pk=run_id).first()
-    if run is None:
-        raise NotFound(f"no probe run {run_id}")
-    if not run.is_active:
-        return run  # a redelivered message for a finished run
-    ProbeRun.objects.filter(pk=run.pk).update(status=ProbeStatus.RUNNING)
-    try:
-        fields = _probe(run, judge if judge is not None else _judge_client())
-    except Exception as exc:
-        log.exception("probe run %s failed", run_id)
-        fields = {"status": ProbeStatus.FAILED, "error": _failure(exc)}
-    ProbeRun.objects.filter(pk=run.pk).update(finished_at=timezone.now(), **fields)
-    return ProbeRun.objects.select_related("task", "version").get(pk=run.pk)
+
+    def work(run: ProbeRun) -> dict[str, Any]:
+        return _probe(run, judge if judge is not None else _judge_client())
+
+    job_run(PROBE, run_id, work)
+    return ProbeRun.objects.select_related("task", "version").get(pk=run_id)

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from apps.rubrics.imports import task_import_run, task_imports_expire
+from apps.rubrics.imports import task_import_run
 from apps.rubrics.services import probe_run
 
 
@@ -10,12 +10,6 @@ from apps.rubrics.services import probe_run
 def cpu_import_tasks(import_id: int) -> None:
     """Routed to the cpu queue by its name (workers/routes.py)."""
     task_import_run(import_id=import_id)
-
-
-@shared_task(ignore_result=True)
-def import_watchdog() -> int:
-    """Run by beat on the default queue: imports running past their time end failed."""
-    return task_imports_expire()
 
 
 @shared_task(acks_late=True)

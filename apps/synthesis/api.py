@@ -13,6 +13,7 @@ from apps.audit import selectors as audit_selectors
 from apps.audit.streaming import stream_response
 from apps.common.pagination import paginate
 from apps.common.schemas import Id, PageNumber, errors
+from apps.jobs.api import kind_routes
 from apps.synthesis import selectors, services
 from apps.synthesis.models import SynthesisBatch, SynthesisCandidate
 from apps.synthesis.schemas import (
@@ -77,34 +78,21 @@ def batches_create(request: HttpRequest, payload: BatchSpecIn) -> Status[dict[st
     return Status(202, batch_out(batch))
 
 
-@router.get(
-    "/synthesis/batches",
-    response={200: BatchPageOut, **errors(403, 404, 422)},
-    summary="Synthesis batches, newest first",
+kind_routes(
+    router,
+    kind="synthesis",
+    path="/synthesis/batches",
+    param="batch_id",
+    out=BatchOut,
+    page_out=BatchPageOut,
+    summaries=(
+        "Synthesis batches, newest first",
+        "A batch's progress and counts",
+        "Cancel a queued or running batch; what it wrote stays (admin)",
+    ),
+    names=("batches_list", "batches_get", "batches_cancel"),
+    module=__name__,
 )
-def batches_list(
-    request: HttpRequest, page: PageNumber = 1, page_size: PageSize = 50
-) -> dict[str, Any]:
-    batches = services.batch_list(user=_user(request))
-    return paginate(request, batches, page=page, page_size=page_size, out=batch_out)
-
-
-@router.get(
-    "/synthesis/batches/{batch_id}",
-    response={200: BatchOut, **errors(403, 404, 422)},
-    summary="A batch's progress and counts",
-)
-def batches_get(request: HttpRequest, batch_id: Id) -> dict[str, Any]:
-    return batch_out(services.batch_status(user=_user(request), batch_id=batch_id))
-
-
-@router.post(
-    "/synthesis/batches/{batch_id}/cancel",
-    response={200: BatchOut, **errors(403, 404, 409, 422)},
-    summary="Cancel a queued or running batch; what it wrote stays (admin)",
-)
-def batches_cancel(request: HttpRequest, batch_id: Id) -> dict[str, Any]:
-    return batch_out(services.batch_cancel(user=_user(request), batch_id=batch_id))
 
 
 @router.get(

@@ -10,25 +10,17 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from apps.jobs.models import Job
 from quest.synthesis.model import LLM_STAGES, STAGE_LABELS, STAGES
 
 # Every stage a candidate can reach, in order: the llm generator's own come first.
 ALL_STAGES = (*LLM_STAGES, *STAGES)
 
 
-class BatchStatus(models.TextChoices):
-    QUEUED = "queued", "Queued"
-    RUNNING = "running", "Running"
-    DONE = "done", "Done"
-    FAILED = "failed", "Failed"
-    CANCELLED = "cancelled", "Cancelled"
-
-
-ACTIVE_STATUSES = (BatchStatus.QUEUED, BatchStatus.RUNNING)
-
-
-class SynthesisBatch(models.Model):
-    """One run of the synthesis engine (quest.synthesis) for a BatchSpec, by a cpu worker."""
+class SynthesisBatch(Job):
+    """One run of the synthesis engine (quest.synthesis) for a BatchSpec, by a cpu worker. Its
+    progress is the candidates written (`done`, read as `proposed`) of those asked for
+    (`total`, spec.count); `active_at` moves with each candidate written."""
 
     # BatchSpec as JSON: generator, count, seed, categories, classes, baseline.
     spec = models.JSONField()
@@ -36,36 +28,25 @@ class SynthesisBatch(models.Model):
     model = models.CharField(max_length=200, blank=True)
     # The llm proposer's seed keywords (a CSV's `keyword` column); empty: derived from the corpus.
     keywords = models.JSONField(default=list, blank=True)
-    status = models.CharField(
-        max_length=16, choices=BatchStatus.choices, default=BatchStatus.QUEUED, db_index=True
-    )
-    total = models.PositiveIntegerField(default=0)  # candidates asked for (spec.count)
-    proposed = models.PositiveIntegerField(default=0)  # candidates written so far
     accepted = models.PositiveIntegerField(default=0)  # of those, accepted now (funnel or hand)
     # A kg batch past one shard (quest.synthesis.shards) runs as this many Celery tasks; 0: one.
     shards = models.PositiveIntegerField(default=0)
     shard_size = models.PositiveIntegerField(default=0)  # candidates per shard (the last: fewer)
     shards_done = models.PositiveIntegerField(default=0)  # the last one to finish ends the batch
-    error = models.TextField(blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
-    )
-    created_at = models.DateTimeField(default=timezone.now)
-    started_at = models.DateTimeField(null=True, blank=True)
-    # The last candidate written (or the start): the watchdog fails a batch silent for too long.
-    active_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
-    class Meta:
-        ordering = ["-created_at", "-id"]
+    class Meta(Job.Meta):
         verbose_name_plural = "synthesis batches"
 
     def __str__(self) -> str:
         return f"Synthesis batch {self.pk} ({self.status})"
 
     @property
-    def is_active(self) -> bool:
-        return self.status in ACTIVE_STATUSES
+    def proposed(self) -> int:
+        return self.done
+
+    @proposed.setter
+    def proposed(self, value: int) -> None:
+        self.done = value
 
     @property
     def generator(self) -> str:

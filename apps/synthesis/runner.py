@@ -10,7 +10,6 @@ refuses) ends the batch failed with the reason, keeping every candidate written 
 from __future__ import annotations
 
 import functools
-import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -19,30 +18,18 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from apps.common.errors import DomainError, Invalid, NotFound
+from apps.common.errors import DomainError, Invalid
 from apps.common.storable import ensure_storable, printable
+from apps.jobs.dispatch import JobStopped, job_run
+from apps.jobs.models import JobStatus
 from apps.rubrics import selectors as task_selectors
-from apps.synthesis.models import BatchStatus, Decision, SynthesisBatch, SynthesisCandidate
-from apps.synthesis.services import batch_end, candidate_task_write, spec_load
+from apps.synthesis.models import Decision, SynthesisBatch, SynthesisCandidate
+from apps.synthesis.services import SYNTHESIS, candidate_task_write, spec_load
 from quest.synthesis.model import BatchSpec
-
-log = logging.getLogger(__name__)
-
-
-class BatchStopped(Exception):
-    """The batch was cancelled or expired while the worker ran it: write nothing more."""
-
-
-def _claim(batch_id: int) -> bool:
-    now = timezone.now()
-    claimed = SynthesisBatch.objects.filter(pk=batch_id, status=BatchStatus.QUEUED).update(
-        status=BatchStatus.RUNNING, started_at=now, active_at=now
-    )
-    return bool(claimed)
 
 
 def running(batch_id: int) -> bool:
-    return SynthesisBatch.objects.filter(pk=batch_id, status=BatchStatus.RUNNING).exists()
+    return SynthesisBatch.objects.filter(pk=batch_id, status=JobStatus.RUNNING).exists()
 
 
 def _research_tools() -> Callable[[], Any]:
@@ -129,10 +116,10 @@ def _text(value: Any, limit: int) -> str:
 def candidate_write(batch: SynthesisBatch, proposed: Any) -> None:
     """One engine Candidate (quest.synthesis.model.Candidate), with its task when accepted."""
     running = SynthesisBatch.objects.select_for_update().filter(
-        pk=batch.pk, status=BatchStatus.RUNNING
+        pk=batch.pk, status=JobStatus.RUNNING
     )
     if running.first() is None:
-        raise BatchStopped
+        raise JobStopped
     data = proposed.to_dict()
     ensure_storable(data, field=f"candidate {proposed.index}")
     record = data["record"]
@@ -155,13 +142,13 @@ def candidate_write(batch: SynthesisBatch, proposed: Any) -> None:
         candidate.task = candidate_task_write(candidate, user=batch.created_by)
     candidate.save()
     SynthesisBatch.objects.filter(pk=batch.pk).update(
-        proposed=F("proposed") + 1,
+        done=F("done") + 1,
         accepted=F("accepted") + int(candidate.accepted),
         active_at=timezone.now(),
     )
 
 
-def _run(batch: SynthesisBatch) -> None:
+def _run(batch: SynthesisBatch) -> dict[str, Any]:
     from quest.synthesis.runner import synthesize
 
     spec = spec_load(batch.spec)
@@ -170,7 +157,7 @@ def _run(batch: SynthesisBatch) -> None:
     )
     for proposed in candidates:
         candidate_write(batch, proposed)
-    batch_end(batch.pk, BatchStatus.DONE)
+    return {}
 
 
 def failure(exc: Exception) -> str:
@@ -186,17 +173,5 @@ def failure(exc: Exception) -> str:
 def batch_run(*, batch_id: int) -> SynthesisBatch:
     """Run a queued batch to its end: done, failed with the reason, or cancelled (by a person,
     while it ran). A batch that is not queued (a redelivered message) is left as it is."""
-    batch = SynthesisBatch.objects.filter(pk=batch_id).first()
-    if batch is None:
-        raise NotFound(f"no synthesis batch {batch_id}")
-    if not _claim(batch_id):
-        log.info("synthesis batch %s is not queued; nothing to run", batch_id)
-        return batch
-    try:
-        _run(batch)
-    except BatchStopped:
-        pass
-    except Exception as exc:
-        log.exception("synthesis batch %s failed", batch_id)
-        batch_end(batch_id, BatchStatus.FAILED, error=failure(exc))
-    return SynthesisBatch.objects.get(pk=batch_id)
+    batch: SynthesisBatch = job_run(SYNTHESIS, batch_id, _run, failed=failure)
+    return batch

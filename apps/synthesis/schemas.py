@@ -9,7 +9,8 @@ from apps.audit.schemas import CampaignOut
 from apps.audit.services.campaigns import MAX_ANNOTATORS_PER_TASK, MAX_LOCK_MINUTES
 from apps.common.pagination import Page
 from apps.common.schemas import INTEGER_MAX, Text
-from apps.synthesis.models import ALL_STAGES, BatchStatus, Decision
+from apps.jobs.models import JobStatus
+from apps.synthesis.models import ALL_STAGES, Decision
 from apps.synthesis.services import NOTE_MAX
 from quest.synthesis.kgsynth import SUBCATEGORIES as KG_SUBCATEGORIES
 from quest.synthesis.model import GENERATORS
@@ -83,7 +84,7 @@ class BatchSpecOut(Schema):
 
 class BatchOut(Schema):
     id: int
-    status: BatchStatus
+    status: JobStatus
     spec: BatchSpecOut
     model: str = Field(description="The llm generator's model; empty for kg")
     total: int = Field(

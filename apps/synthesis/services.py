@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -31,20 +30,17 @@ from apps.audit import services as audit_services
 from apps.audit.models import Campaign
 from apps.common.errors import Conflict, Invalid, NotFound
 from apps.common.storable import ensure_storable, printable
+from apps.jobs.dispatch import job_send, jobs_expire, task_send
+from apps.jobs.models import ACTIVE
+from apps.jobs.services import job_cancel
 from apps.rubrics.models import Task
 from apps.rubrics.services import task_discard_untouched, task_prepare, tasks_write
 from apps.synthesis import selectors
-from apps.synthesis.models import (
-    ACTIVE_STATUSES,
-    BatchCampaign,
-    BatchStatus,
-    Decision,
-    SynthesisBatch,
-    SynthesisCandidate,
-)
+from apps.synthesis.models import BatchCampaign, Decision, SynthesisBatch, SynthesisCandidate
 from apps.synthesis.records import task_record
 from quest.synthesis import shards
 from quest.synthesis.model import BatchSpec
+from workers.queues import Queue
 
 SPEC_FIELDS = (
     "generator",
@@ -59,6 +55,8 @@ SPEC_FIELDS = (
 )
 # A worker runs one batch at a time: this bounds how much one person can queue ahead of others.
 MAX_ACTIVE_PER_USER = 3
+SYNTHESIS = "synthesis"  # the job kind (apps/synthesis/jobs.py)
+SHARD_TASK = "apps.synthesis.tasks.cpu_synthesis_shard"
 NOTE_MAX = 500
 
 
@@ -153,13 +151,11 @@ def _model(spec: BatchSpec, model: str) -> str:
 
 def _enqueue(batch: SynthesisBatch) -> None:
     from apps.live.llm import needs_gpu
-    from apps.synthesis import tasks
 
     if batch.shards:
         enqueue_shards(batch, range(batch.shards))
         return
-    run = tasks.gpu_synthesis_batch if needs_gpu(batch.model) else tasks.cpu_synthesis_batch
-    run.delay(batch.pk)
+    job_send(SYNTHESIS, batch.pk, queue=Queue.GPU if needs_gpu(batch.model) else None)
 
 
 def keywords_parse(keywords: Any) -> list[str]:
@@ -202,7 +198,7 @@ def batch_create(
 
     with transaction.atomic():
         active = SynthesisBatch.objects.select_for_update().filter(
-            created_by=user, status__in=ACTIVE_STATUSES
+            created_by=user, status__in=ACTIVE
         )
         if len(active) >= MAX_ACTIVE_PER_USER:
             raise Conflict(
@@ -230,75 +226,38 @@ def _sharding(spec: BatchSpec) -> dict[str, int]:
 
 
 def enqueue_shards(batch: SynthesisBatch, numbers: range) -> None:
-    from celery import group
-
     from apps.rubrics.selectors import subcategory_counts
-    from apps.synthesis import tasks
 
     # Every shard of a wave samples subcategories from the same counts, whatever the others
     # write (a later wave's counts hold the earlier waves' tasks).
     used = subcategory_counts()
-    group(tasks.cpu_synthesis_shard.si(batch.pk, number, used) for number in numbers).delay()
+    for number in numbers:
+        task_send(SHARD_TASK, batch.pk, number, used, queue=Queue.CPU)
 
 
-def batch_end(batch_id: int, status: str, **fields: Any) -> bool:
-    """End a batch that is still queued or running; False when something else ended it first."""
-    ended = SynthesisBatch.objects.filter(pk=batch_id, status__in=ACTIVE_STATUSES).update(
-        status=status, finished_at=timezone.now(), **fields
-    )
-    return bool(ended)
-
-
-@transaction.atomic
 def batch_cancel(*, user: User, batch_id: int) -> SynthesisBatch:
     """End a queued or running batch now. The candidates written so far stay, with their tasks;
     the worker writes nothing more (each write checks the batch under its row lock)."""
-    require_role(user, Role.ADMIN)
-    batch = SynthesisBatch.objects.select_for_update().filter(pk=batch_id).first()
-    if batch is None:
-        raise NotFound(f"no synthesis batch {batch_id}")
-    if not batch.is_active:
-        raise Conflict(
-            f"batch {batch_id} has already ended ({batch.get_status_display().lower()}): "
-            "there is nothing to cancel"
-        )
-    batch_end(batch.pk, BatchStatus.CANCELLED, error=f"cancelled by {user.get_username()}")
-    return selectors.batch_get(user=user, batch_id=batch.pk)
-
-
-def _stall() -> timedelta:
-    return timedelta(minutes=settings.SYNTHESIS_STALL_MINUTES)
-
-
-def batches_expire(*, now: datetime | None = None) -> int:
-    """The watchdog: a running batch that wrote no candidate for SYNTHESIS_STALL_MINUTES ends
-    failed (its worker probably died). A worker that was only slow stops at its next write."""
-    now = now or timezone.now()
-    message = (
-        f"no candidate for {settings.SYNTHESIS_STALL_MINUTES} minutes: the worker may have "
-        "died; the candidates written so far are kept"
-    )
-    return SynthesisBatch.objects.filter(
-        status=BatchStatus.RUNNING, active_at__lt=now - _stall()
-    ).update(status=BatchStatus.FAILED, error=message, finished_at=now)
+    batch: SynthesisBatch = job_cancel(user=user, kind=SYNTHESIS, job_id=batch_id)
+    return batch
 
 
 def batch_status(*, user: User, batch_id: int) -> SynthesisBatch:
     """A batch as it stands, after the watchdog, so a dead worker's batch reads as failed even
     where no beat process runs."""
-    batches_expire()
+    jobs_expire(kind=SYNTHESIS)
     return selectors.batch_get(user=user, batch_id=batch_id)
 
 
 def batch_page(*, user: User, page: int, page_size: int) -> Page[SynthesisBatch]:
     """A page of batches, newest first, after the watchdog (see batch_status)."""
-    batches_expire()
+    jobs_expire(kind=SYNTHESIS)
     return selectors.batch_page(user=user, page=page, page_size=page_size)
 
 
 def batch_list(*, user: User) -> QuerySet[SynthesisBatch]:
     """Every batch, newest first, after the watchdog (see batch_status)."""
-    batches_expire()
+    jobs_expire(kind=SYNTHESIS)
     return selectors.batch_list(user=user)
 
 

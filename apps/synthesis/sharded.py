@@ -21,10 +21,12 @@ from django.db.models import F
 from django.utils import timezone
 
 from apps.common.errors import NotFound
+from apps.jobs.dispatch import JobStopped, job_end, job_start
+from apps.jobs.models import JobStatus
 from apps.rubrics.services import task_discard_untouched
 from apps.synthesis import runner
-from apps.synthesis.models import BatchStatus, SynthesisBatch, SynthesisCandidate
-from apps.synthesis.services import batch_end, enqueue_shards, spec_load
+from apps.synthesis.models import SynthesisBatch, SynthesisCandidate
+from apps.synthesis.services import SYNTHESIS, enqueue_shards, spec_load
 from quest.synthesis import shards
 from quest.synthesis.model import Stage
 
@@ -33,11 +35,7 @@ log = logging.getLogger(__name__)
 
 def _claim(batch_id: int) -> bool:
     """Queued → running for the first shard; later shards join a running batch."""
-    now = timezone.now()
-    queued = SynthesisBatch.objects.filter(pk=batch_id, status=BatchStatus.QUEUED)
-    if queued.update(status=BatchStatus.RUNNING, started_at=now, active_at=now):
-        return True
-    return runner.running(batch_id)
+    return job_start(SYNTHESIS, batch_id) or runner.running(batch_id)
 
 
 def _store_questions(batch: SynthesisBatch) -> list[str]:
@@ -70,11 +68,11 @@ def shard_run(*, batch_id: int, number: int, used: dict[str, int]) -> None:
         stop = lambda: not runner.running(batch_id)  # noqa: E731
         for proposed in shards.synthesize_shard(spec, shard, should_stop=stop, **inputs):
             runner.candidate_write(batch, proposed)
-    except runner.BatchStopped:
+    except JobStopped:
         return
     except Exception as exc:
         log.exception("shard %s of synthesis batch %s failed", number, batch_id)
-        batch_end(batch_id, BatchStatus.FAILED, error=runner.failure(exc))
+        job_end(SYNTHESIS, batch_id, JobStatus.FAILED, error=runner.failure(exc))
         return
     if _count_done(batch_id):
         batch_finish(batch_id=batch_id)
@@ -86,7 +84,7 @@ def _count_done(batch_id: int) -> bool:
     batch = SynthesisBatch.objects.select_for_update().get(pk=batch_id)
     batch.shards_done += 1
     batch.save(update_fields=["shards_done"])
-    return batch.shards_done >= batch.shards and batch.status == BatchStatus.RUNNING
+    return batch.shards_done >= batch.shards and batch.status == JobStatus.RUNNING
 
 
 def batch_finish(*, batch_id: int) -> None:
@@ -104,13 +102,13 @@ def batch_finish(*, batch_id: int) -> None:
         _reject_and_end(batch_id, found)
     except Exception as exc:
         log.exception("the end of synthesis batch %s failed", batch_id)
-        batch_end(batch_id, BatchStatus.FAILED, error=runner.failure(exc))
+        job_end(SYNTHESIS, batch_id, JobStatus.FAILED, error=runner.failure(exc))
 
 
 @transaction.atomic
 def _reject_and_end(batch_id: int, found: dict[int, Stage]) -> None:
     running = SynthesisBatch.objects.select_for_update().filter(
-        pk=batch_id, status=BatchStatus.RUNNING
+        pk=batch_id, status=JobStatus.RUNNING
     )
     if running.first() is None:
         return
@@ -125,7 +123,7 @@ def _reject_and_end(batch_id: int, found: dict[int, Stage]) -> None:
     accepted = batch.candidates.filter(accepted=True).count()
     wave = shards.next_wave(spec_load(batch.spec), batch.shards, accepted, batch.shard_size)
     if not wave:
-        batch_end(batch_id, BatchStatus.DONE)
+        job_end(SYNTHESIS, batch_id, JobStatus.DONE)
         return
     numbers = range(batch.shards, batch.shards + len(wave))
     SynthesisBatch.objects.filter(pk=batch_id).update(shards=numbers.stop)

@@ -3,7 +3,6 @@ from __future__ import annotations
 from celery import shared_task
 
 from apps.synthesis.runner import batch_run
-from apps.synthesis.services import batches_expire
 from apps.synthesis.sharded import shard_run
 
 
@@ -27,9 +26,3 @@ def gpu_synthesis_batch(batch_id: int) -> None:
     """An llm batch whose model runs in-process with vLLM: on the gpu queue (a solo-pool
     worker)."""
     batch_run(batch_id=batch_id)
-
-
-@shared_task(ignore_result=True)
-def synthesis_watchdog() -> int:
-    """Run by beat on the default queue: batches silent for too long end failed."""
-    return batches_expire()

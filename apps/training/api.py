@@ -12,6 +12,7 @@ from ninja import Field, Query, Router, Status
 from apps.common.errors import Invalid
 from apps.common.pagination import WAS_A_BARE_LIST, Page, paginate
 from apps.common.schemas import Id, PageNumber, errors
+from apps.jobs.api import kind_routes
 from apps.training import compare, selectors, services
 from apps.training.models import Evaluation, TrainingDataset, TrainingJob, TrainingPreset
 from apps.training.paths import shown_paths, shown_paths_in
@@ -117,34 +118,21 @@ def datasets_create(request: HttpRequest, payload: DatasetIn) -> Status[dict[str
     return Status(202, dataset_out(dataset))
 
 
-@router.get(
-    "/training/datasets",
-    response={200: DatasetPageOut, **errors(403, 404, 422)},
-    summary="Training datasets, newest first",
+kind_routes(
+    router,
+    kind="dataset",
+    path="/training/datasets",
+    param="dataset_id",
+    out=DatasetOut,
+    page_out=DatasetPageOut,
+    summaries=(
+        "Training datasets, newest first",
+        "A dataset's progress, counts and token statistics",
+        "Cancel a queued or building dataset (admin)",
+    ),
+    names=("datasets_list", "datasets_get", "datasets_cancel"),
+    module=__name__,
 )
-def datasets_list(
-    request: HttpRequest, page: PageNumber = 1, page_size: PageSize = 50
-) -> dict[str, Any]:
-    datasets = selectors.dataset_list(user=_user(request))
-    return paginate(request, datasets, page=page, page_size=page_size, out=dataset_out)
-
-
-@router.get(
-    "/training/datasets/{dataset_id}",
-    response={200: DatasetOut, **errors(403, 404, 422)},
-    summary="A dataset's progress, counts and token statistics",
-)
-def datasets_get(request: HttpRequest, dataset_id: Id) -> dict[str, Any]:
-    return dataset_out(selectors.dataset_get(user=_user(request), dataset_id=dataset_id))
-
-
-@router.post(
-    "/training/datasets/{dataset_id}/cancel",
-    response={200: DatasetOut, **errors(403, 404, 409, 422)},
-    summary="Cancel a queued or building dataset (admin)",
-)
-def datasets_cancel(request: HttpRequest, dataset_id: Id) -> dict[str, Any]:
-    return dataset_out(services.dataset_cancel(user=_user(request), dataset_id=dataset_id))
 
 
 @router.get(
@@ -218,34 +206,21 @@ def jobs_create(request: HttpRequest, payload: TrainingJobIn) -> Status[dict[str
     return Status(202, job_out(job))
 
 
-@router.get(
-    "/training/jobs",
-    response={200: TrainingJobPageOut, **errors(403, 404, 422)},
-    summary="Training jobs, newest first",
+kind_routes(
+    router,
+    kind="training",
+    path="/training/jobs",
+    param="job_id",
+    out=TrainingJobOut,
+    page_out=TrainingJobPageOut,
+    summaries=(
+        "Training jobs, newest first",
+        "A job's status, step and config",
+        "Cancel a queued job, or stop a running one after a checkpoint (admin)",
+    ),
+    names=("jobs_list", "jobs_get", "jobs_cancel"),
+    module=__name__,
 )
-def jobs_list(
-    request: HttpRequest, page: PageNumber = 1, page_size: PageSize = 50
-) -> dict[str, Any]:
-    jobs = selectors.job_list(user=_user(request))
-    return paginate(request, jobs, page=page, page_size=page_size, out=job_out)
-
-
-@router.get(
-    "/training/jobs/{job_id}",
-    response={200: TrainingJobOut, **errors(403, 404, 422)},
-    summary="A job's status, step and config",
-)
-def jobs_get(request: HttpRequest, job_id: Id) -> dict[str, Any]:
-    return job_out(selectors.job_get(user=_user(request), job_id=job_id))
-
-
-@router.post(
-    "/training/jobs/{job_id}/cancel",
-    response={200: TrainingJobOut, **errors(403, 404, 409, 422)},
-    summary="Cancel a queued job, or stop a running one after a checkpoint (admin)",
-)
-def jobs_cancel(request: HttpRequest, job_id: Id) -> dict[str, Any]:
-    return job_out(services.job_cancel(user=_user(request), job_id=job_id))
 
 
 @router.post(
@@ -411,33 +386,18 @@ def evaluations_create(
     return Status(202, evaluation_out(evaluation))
 
 
-@router.get(
-    "/training/evaluations",
-    response={200: TrainingEvaluationPageOut, **errors(403, 404, 422)},
-    summary="Evaluations, newest first",
+kind_routes(
+    router,
+    kind="evaluation",
+    path="/training/evaluations",
+    param="evaluation_id",
+    out=TrainingEvaluationOut,
+    page_out=TrainingEvaluationPageOut,
+    summaries=(
+        "Evaluations, newest first",
+        "An evaluation's progress, per-model summaries with 95% intervals, and the difference",
+        "Cancel an evaluation; what it measured stays (admin)",
+    ),
+    names=("evaluations_list", "evaluations_get", "evaluations_cancel"),
+    module=__name__,
 )
-def evaluations_list(
-    request: HttpRequest, page: PageNumber = 1, page_size: PageSize = 50
-) -> dict[str, Any]:
-    rows = selectors.evaluation_list(user=_user(request))
-    return paginate(request, rows, page=page, page_size=page_size, out=evaluation_out)
-
-
-@router.get(
-    "/training/evaluations/{evaluation_id}",
-    response={200: TrainingEvaluationOut, **errors(403, 404, 422)},
-    summary="An evaluation's progress, per-model summaries with 95% intervals, and the difference",
-)
-def evaluations_get(request: HttpRequest, evaluation_id: Id) -> dict[str, Any]:
-    user = _user(request)
-    return evaluation_out(selectors.evaluation_get(user=user, evaluation_id=evaluation_id))
-
-
-@router.post(
-    "/training/evaluations/{evaluation_id}/cancel",
-    response={200: TrainingEvaluationOut, **errors(403, 404, 409, 422)},
-    summary="Cancel an evaluation; what it measured stays (admin)",
-)
-def evaluations_cancel(request: HttpRequest, evaluation_id: Id) -> dict[str, Any]:
-    user = _user(request)
-    return evaluation_out(services.evaluation_cancel(user=user, evaluation_id=evaluation_id))

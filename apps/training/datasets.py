@@ -23,8 +23,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.corpus.selectors import research_toolbox
+from apps.jobs.models import JobStatus
 from apps.training import selectors
-from apps.training.models import DatasetKind, Status, TrainingDataset
+from apps.training.models import DatasetKind, TrainingDataset
 
 PREVIEW_ROWS = 5
 TRAJECTORIES = "trajectories.jsonl"
@@ -60,17 +61,17 @@ def build(dataset_id: int, beat: Beat) -> None:
     except Exception as error:  # the reason is shown on the dataset's page
         shutil.rmtree(partial, ignore_errors=True)
         reason = str(error) if isinstance(error, ValueError) else f"{type(error).__name__}: {error}"
-        _end(dataset_id, Status.FAILED, error=reason, stats=dataset.stats)
+        _end(dataset_id, JobStatus.FAILED, error=reason, stats=dataset.stats)
         return
     shutil.rmtree(final, ignore_errors=True)
     partial.rename(final)
-    _end(dataset_id, Status.DONE, **built)
+    _end(dataset_id, JobStatus.DONE, **built)
 
 
 def _end(dataset_id: int, status: str, **fields: Any) -> None:
     with transaction.atomic():
         row = TrainingDataset.objects.select_for_update().get(pk=dataset_id)
-        if row.status != Status.RUNNING:
+        if row.status != JobStatus.RUNNING:
             return
         row.status, row.finished_at = status, timezone.now()
         for name, value in fields.items():

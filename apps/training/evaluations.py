@@ -17,8 +17,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.corpus.selectors import research_toolbox
+from apps.jobs.models import JobStatus
 from apps.training import datasets, selectors
-from apps.training.models import Evaluation, Status
+from apps.training.models import Evaluation
 
 
 def run(evaluation_id: int, beat: Callable[..., bool]) -> None:
@@ -34,13 +35,15 @@ def run(evaluation_id: int, beat: Callable[..., bool]) -> None:
             results["models"][label] = _model_result(model, scores)
             _save(evaluation_id, results)
             if len(scores) < len(tasks):  # cancelled: what was measured stays
-                _save(evaluation_id, results, status=Status.CANCELLED)
+                _save(evaluation_id, results, status=JobStatus.CANCELLED)
                 return
         if evaluation.base_model:
             results["difference"] = _difference(results)
-        _save(evaluation_id, results, status=Status.DONE)
+        _save(evaluation_id, results, status=JobStatus.DONE)
     except Exception as error:  # the reason is shown on the evaluation's page
-        _save(evaluation_id, None, status=Status.FAILED, error=f"{type(error).__name__}: {error}")
+        _save(
+            evaluation_id, None, status=JobStatus.FAILED, error=f"{type(error).__name__}: {error}"
+        )
 
 
 def _tasks(task_ids: list[str]) -> list[Any]:
@@ -131,6 +134,6 @@ def _save(
         row = Evaluation.objects.select_for_update().get(pk=evaluation_id)
         if results is not None:
             row.results = results
-        if status and row.status == Status.RUNNING:
+        if status and row.status == JobStatus.RUNNING:
             row.status, row.error, row.finished_at = status, error[:20_000], timezone.now()
         row.save()

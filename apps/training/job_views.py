@@ -20,8 +20,9 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from apps.common.errors import Conflict, Invalid, NotFound
+from apps.jobs.models import JobStatus
 from apps.training import job_charts, launch, selectors, services
-from apps.training.models import JobKind, Status, TrainingJob
+from apps.training.models import JobKind, TrainingJob
 from apps.training.paths import shown_paths
 from apps.training.views import can_manage, form_number, page_user
 
@@ -186,7 +187,7 @@ def _phase(log: str) -> str:
 
 def _checkpoints_context(request: HttpRequest, job: TrainingJob) -> dict[str, Any]:
     found = selectors.checkpoints(job)
-    resume_steps = job.max_steps * 2 if job.status == Status.DONE else job.max_steps
+    resume_steps = job.max_steps * 2 if job.status == JobStatus.DONE else job.max_steps
     return {
         "checkpoints": [(c, c.size_bytes / MB) for c in found],
         "checkpoints_seen": ",".join(c.name for c in found),

@@ -12,43 +12,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-
-class Status(models.TextChoices):
-    QUEUED = "queued", "Queued"
-    RUNNING = "running", "Running"
-    DONE = "done", "Done"
-    STOPPED = "stopped", "Stopped (checkpoint saved)"
-    FAILED = "failed", "Failed"
-    CANCELLED = "cancelled", "Cancelled"
-
-
-ACTIVE = (Status.QUEUED, Status.RUNNING)
-ENDED = (Status.DONE, Status.STOPPED, Status.FAILED, Status.CANCELLED)
-
-
-class Work(models.Model):
-    """What a worker does for someone: its status, who asked, when it ran, why it failed.
-    `active_at` is the worker's last report: the watchdog fails work silent for too long."""
-
-    status = models.CharField(
-        max_length=16, choices=Status.choices, default=Status.QUEUED, db_index=True
-    )
-    error = models.TextField(blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
-    )
-    created_at = models.DateTimeField(default=timezone.now)
-    started_at = models.DateTimeField(null=True, blank=True)
-    active_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        abstract = True
-        ordering = ["-created_at", "-id"]
-
-    @property
-    def is_active(self) -> bool:
-        return self.status in ACTIVE
+from apps.jobs.models import Job
 
 
 class DatasetKind(models.TextChoices):
@@ -57,9 +21,10 @@ class DatasetKind(models.TextChoices):
     MID = "mid", "Mid-training pairs"
 
 
-class TrainingDataset(Work):
+class TrainingDataset(Job):
     """Rows a job trains on, built by a worker: RL prompts from gated tasks, SFT sessions from
-    trajectories a policy collected on them (rejection sampling), mid-training pairs."""
+    trajectories a policy collected on them (rejection sampling), mid-training pairs. Its
+    progress counts the tasks processed."""
 
     name = models.CharField(max_length=120)
     kind = models.CharField(max_length=8, choices=DatasetKind.choices)
@@ -71,8 +36,6 @@ class TrainingDataset(Work):
     task_ids = models.JSONField(default=list)
     # Builder reports, token-length histogram, skipped tasks.
     stats = models.JSONField(default=dict)
-    done = models.PositiveIntegerField(default=0)  # tasks processed so far
-    total = models.PositiveIntegerField(default=0)
 
     def __str__(self) -> str:
         return f"Dataset {self.pk} {self.name} ({self.kind}, {self.status})"
@@ -84,7 +47,7 @@ class JobKind(models.TextChoices):
     GRPO = "grpo", "GRPO"
 
 
-class TrainingJob(Work):
+class TrainingJob(Job):
     """One `python -m quest train` run, supervised by a gpu-queue worker."""
 
     name = models.CharField(max_length=120)
@@ -185,8 +148,9 @@ class TrainingPreset(models.Model):
         return self.name
 
 
-class Evaluation(Work):
-    """A checkpoint and its base model run by the same agent loop over held-out tasks."""
+class Evaluation(Job):
+    """A checkpoint and its base model run by the same agent loop over held-out tasks. Its
+    progress counts the runs finished (of both models)."""
 
     job = models.ForeignKey(
         TrainingJob, null=True, blank=True, on_delete=models.SET_NULL, related_name="evaluations"
@@ -198,8 +162,6 @@ class Evaluation(Work):
     tasks_asked = models.PositiveIntegerField(null=True, blank=True)
     budgets = models.JSONField(default=dict)
     cancel_requested = models.BooleanField(default=False)
-    done = models.PositiveIntegerField(default=0)  # runs finished (both models)
-    total = models.PositiveIntegerField(default=0)
     # {"models": {"checkpoint": {summary, scores}, "base": {...}}, "difference": {...}}
     results = models.JSONField(default=dict, blank=True)
 

@@ -28,8 +28,9 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from apps.jobs.models import JobStatus
 from apps.training import broadcast, datasets
-from apps.training.models import Status, TrainingJob, TrainingMetric, TrainingRollout
+from apps.training.models import TrainingJob, TrainingMetric, TrainingRollout
 
 log = logging.getLogger(__name__)
 
@@ -47,8 +48,8 @@ PR_SET_PDEATHSIG = 1
 def _claim(model: type[Any], pk: int, **fields: Any) -> bool:
     now = timezone.now()
     return bool(
-        model.objects.filter(pk=pk, status=Status.QUEUED).update(
-            status=Status.RUNNING, started_at=now, active_at=now, **fields
+        model.objects.filter(pk=pk, status=JobStatus.QUEUED).update(
+            status=JobStatus.RUNNING, started_at=now, active_at=now, **fields
         )
     )
 
@@ -62,7 +63,7 @@ def job_run(*, job_id: int, hostname: str = "") -> None:
     try:
         process = _start(job, out)
     except (OSError, ValueError) as error:
-        _end_job(job, Status.FAILED, f"the run could not start: {error}")
+        _end_job(job, JobStatus.FAILED, f"the run could not start: {error}")
         return
     TrainingJob.objects.filter(pk=job_id).update(pid=process.pid)
     _supervise(job, process, out)
@@ -149,11 +150,11 @@ class _Stopper:
 
     def check(self) -> None:
         row = TrainingJob.objects.filter(pk=self.job.pk).values("cancel_requested", "status")
-        state = row.first() or {"cancel_requested": True, "status": Status.FAILED}
-        TrainingJob.objects.filter(pk=self.job.pk, status=Status.RUNNING).update(
+        state = row.first() or {"cancel_requested": True, "status": JobStatus.FAILED}
+        TrainingJob.objects.filter(pk=self.job.pk, status=JobStatus.RUNNING).update(
             active_at=timezone.now()
         )
-        wanted = state["cancel_requested"] or state["status"] != Status.RUNNING
+        wanted = state["cancel_requested"] or state["status"] != JobStatus.RUNNING
         if wanted and self.asked is None:
             self.stop_file.touch()
             self.asked = time.monotonic()
@@ -210,12 +211,12 @@ def _number(value: Any) -> float | None:
 def _finish(job: TrainingJob, code: int, out: Path, asked: float | None) -> None:
     summary = _result(out / RESULT_FILE)
     if code == 0 and summary.get("status") in ("finished", "stopped"):
-        status = Status.DONE if summary["status"] == "finished" else Status.STOPPED
+        status = JobStatus.DONE if summary["status"] == "finished" else JobStatus.STOPPED
         _end_job(job, status, "", summary)
     elif asked is not None:
-        _end_job(job, Status.CANCELLED, f"stopped by signal before a checkpoint (exit {code})")
+        _end_job(job, JobStatus.CANCELLED, f"stopped by signal before a checkpoint (exit {code})")
     else:
-        _end_job(job, Status.FAILED, _failure(out / LOG_FILE, code))
+        _end_job(job, JobStatus.FAILED, _failure(out / LOG_FILE, code))
 
 
 def _result(path: Path) -> dict[str, Any]:
@@ -242,7 +243,7 @@ def _end_job(
 ) -> None:
     with transaction.atomic():
         row = TrainingJob.objects.select_for_update().get(pk=job.pk)
-        if row.status != Status.RUNNING:  # the watchdog ended it already; keep its reason
+        if row.status != JobStatus.RUNNING:  # the watchdog ended it already; keep its reason
             return
         row.status, row.error, row.finished_at = status, error[:20_000], timezone.now()
         row.summary = summary or {}
@@ -275,10 +276,10 @@ def _heartbeat(model: type[Any], pk: int) -> Callable[..., bool]:
     the row was cancelled, asked to stop, or ended by the watchdog."""
 
     def beat(**fields: Any) -> bool:
-        model.objects.filter(pk=pk, status=Status.RUNNING).update(
+        model.objects.filter(pk=pk, status=JobStatus.RUNNING).update(
             active_at=timezone.now(), **fields
         )
         row = model.objects.filter(pk=pk).values().first() or {}
-        return row.get("status") == Status.RUNNING and not row.get("cancel_requested", False)
+        return row.get("status") == JobStatus.RUNNING and not row.get("cancel_requested", False)
 
     return beat

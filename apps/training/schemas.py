@@ -11,7 +11,8 @@ from ninja import Field, Schema
 
 from apps.common.pagination import Page
 from apps.common.schemas import INTEGER_MAX, Text
-from apps.training.models import DatasetKind, JobKind, Status
+from apps.jobs.models import JobStatus
+from apps.training.models import DatasetKind, JobKind
 
 Name = Annotated[Text, Field(max_length=120)]
 Ratio = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
@@ -20,7 +21,7 @@ Steps = Annotated[int, Field(ge=1, le=1_000_000)]
 Tokens = Annotated[int, Field(ge=1, le=1_048_576)]
 Kind = Literal[tuple(JobKind.values)]  # type: ignore[valid-type]
 DataKind = Literal[tuple(DatasetKind.values)]  # type: ignore[valid-type]
-StatusName = Literal[tuple(Status.values)]  # type: ignore[valid-type]
+StatusName = Literal[tuple(JobStatus.values)]  # type: ignore[valid-type]
 
 
 class DatasetIn(Schema):

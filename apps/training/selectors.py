@@ -16,11 +16,10 @@ from django.db.models import QuerySet
 from apps.accounts.permissions import require_role
 from apps.accounts.roles import Role
 from apps.common.errors import NotFound
+from apps.jobs.models import ENDED, JobStatus
 from apps.rubrics.models import RubricVersion, Task
 from apps.training.models import (
-    ENDED,
     Evaluation,
-    Status,
     TrainingDataset,
     TrainingJob,
     TrainingMetric,
@@ -294,7 +293,7 @@ def dataset_file_path(dataset: TrainingDataset, name: str) -> Path:
 
 def dataset_built(*, user: Any, kind: str | None = None) -> QuerySet[TrainingDataset]:
     """Datasets a job can train on (built, with rows), of one kind or all."""
-    rows = dataset_list(user=user).filter(status=Status.DONE, rows__gt=0)
+    rows = dataset_list(user=user).filter(status=JobStatus.DONE, rows__gt=0)
     return rows.filter(kind=kind) if kind else rows
 
 

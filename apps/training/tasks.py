@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from apps.training import runner, services
+from apps.training import runner
 
 
 @shared_task(bind=True, acks_late=False)
@@ -30,9 +30,3 @@ def gpu_training_dataset(dataset_id: int) -> None:
 @shared_task(acks_late=False)
 def gpu_training_evaluation(evaluation_id: int) -> None:
     runner.evaluation_run(evaluation_id=evaluation_id)
-
-
-@shared_task(ignore_result=True)
-def training_watchdog() -> int:
-    """Run by beat on the default queue: work whose worker stopped reporting ends failed."""
-    return services.work_expire()

@@ -76,8 +76,8 @@ def test_the_progress_bar_polls_and_the_page_reloads_when_the_batch_ends(
     _login(page, live_server.url, admin, f"/synthesis/{batch.pk}/")
     assert page.locator("[data-testid=batch-status]").inner_text() == "Running"
     assert page.locator("#batch-progress progress").get_attribute("value") == "3"
-    SynthesisBatch.objects.filter(pk=batch.pk).update(proposed=7)
+    SynthesisBatch.objects.filter(pk=batch.pk).update(done=7)
     page.wait_for_selector("#batch-progress progress[value='7']")
-    SynthesisBatch.objects.filter(pk=batch.pk).update(status="done", proposed=10)
+    SynthesisBatch.objects.filter(pk=batch.pk).update(status="done", done=10)
     page.wait_for_selector("[data-testid=batch-status]:has-text('Done')")
     assert page.locator("#batch-progress[hx-trigger]").count() == 0, "no more polling"

@@ -11,8 +11,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from apps.accounts.models import User
-from apps.corpus.models import CorpusJob, JobKind, JobStatus
+from apps.corpus.models import CorpusJob, JobKind
 from apps.corpus.services import corpus_bootstrap, corpus_job_run
+from apps.jobs.models import JobStatus
 
 pytestmark = pytest.mark.django_db
 
@@ -153,18 +154,17 @@ def test_bootstrap_queues_the_offline_corpus_once(corpus_dir: Path) -> None:
 
 
 def test_the_waiting_loads_start_in_the_order_they_were_queued(
-    corpus_dir: Path, monkeypatch: pytest.MonkeyPatch
+    corpus_dir: Path, sent_tasks: list[tuple[str, list[Any]]]
 ) -> None:
-    from apps.corpus import services, tasks
+    from apps.corpus import services
 
-    started: list[int] = []
-    monkeypatch.setattr(tasks.cpu_corpus_job, "delay", started.append)
     wiki, geo, domains = corpus_bootstrap()
     CorpusJob.objects.filter(pk=wiki.pk).update(status=JobStatus.DONE)
-    services._after_load()
+    services._after_load(wiki)
     CorpusJob.objects.filter(pk=geo.pk).update(status=JobStatus.DONE)
-    services._after_load()
-    assert started == [geo.pk, domains.pk]
+    services._after_load(geo)
+    task = "apps.corpus.tasks.cpu_corpus_job"
+    assert sent_tasks == [(task, [geo.pk]), (task, [domains.pk])]
 
 
 def test_the_pages_show_sources_results_with_marks_and_documents(
@@ -321,11 +321,8 @@ def test_the_domains_load_writes_their_pages_with_provenance_and_indexes_them(
     client: Client,
     make_user: Callable[..., User],
     corpus_dir: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    sent_tasks: list[tuple[str, list[Any]]],  # the dense index after it is not built here
 ) -> None:
-    from apps.corpus import tasks
-
-    monkeypatch.setattr(tasks.cpu_corpus_job, "delay", lambda pk: None)  # the dense index after
     job = CorpusJob.objects.create(kind=JobKind.LOAD_DOMAINS)
     job = corpus_job_run(job_id=job.pk)
     assert job.status == JobStatus.DONE, job.error

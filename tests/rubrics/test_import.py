@@ -8,8 +8,9 @@ import pytest
 from django.test import Client
 
 from apps.accounts.models import User
+from apps.jobs.models import JobStatus
 from apps.rubrics.imports import task_import_run
-from apps.rubrics.models import ImportStatus, RubricVersion, Task, TaskImport
+from apps.rubrics.models import RubricVersion, Task, TaskImport
 from tests.rubrics.conftest import small_tree
 
 pytestmark = pytest.mark.django_db
@@ -34,7 +35,7 @@ def test_a_jsonl_file_of_quest_task_files_imports_every_task_with_version_one(
     response = _upload(client, bearer(admin), "quest.jsonl", "\n".join(lines).encode())
     assert response.status_code == 202
     job = _run(response.json()["id"])
-    assert (job.status, job.total, job.imported) == (ImportStatus.DONE, 2, 2)
+    assert (job.status, job.total, job.imported) == (JobStatus.DONE, 2, 2)
     questions = set(Task.objects.values_list("question", flat=True))
     assert any(q.startswith("Identify the academic lineage of Prof. Yu Su") for q in questions)
     task = Task.objects.get(question__startswith="Find three U.S. patents")
@@ -57,7 +58,7 @@ def test_a_file_with_one_bad_record_imports_nothing_and_says_which_and_why(
     content = "\n".join(json.dumps(r) for r in records).encode() + b"\n{oops\n"
     response = _upload(client, bearer(make_user("admin")), "mixed.jsonl", content)
     job = _run(response.json()["id"])
-    assert job.status == ImportStatus.REJECTED
+    assert job.status == JobStatus.REJECTED
     assert Task.objects.count() == 0 and RubricVersion.objects.count() == 0
     where = [r["record"] for r in job.rejected]
     assert where == ["line 2", "line 3", "line 4"]
@@ -104,7 +105,7 @@ def test_a_proposer_output_record_keeps_question_solution_and_metadata(
             "id"
         ]
     )
-    assert job.status == ImportStatus.DONE, job.rejected
+    assert job.status == JobStatus.DONE, job.rejected
     task = Task.objects.get()
     assert task.question == "Which city is the capital of Australia?"
     assert task.category == "Travel & Transportation"
@@ -130,7 +131,7 @@ def test_a_deeply_nested_json_file_is_rejected_not_crashed(
 ) -> None:
     content = b"[" * 100_000 + b"]" * 100_000
     job = _run(_upload(client, bearer(make_user("admin")), "deep.json", content).json()["id"])
-    assert job.status in (ImportStatus.REJECTED, ImportStatus.FAILED)
+    assert job.status in (JobStatus.REJECTED, JobStatus.FAILED)
     assert not Task.objects.exists()
 
 

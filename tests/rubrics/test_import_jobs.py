@@ -13,10 +13,11 @@ from django.test import Client
 from django.utils import timezone
 
 from apps.accounts.models import User
+from apps.jobs.models import JobStatus
+from apps.jobs.tasks import jobs_watchdog
 from apps.rubrics import imports
 from apps.rubrics.imports import task_import_cancel, task_import_run
-from apps.rubrics.models import ImportStatus, RubricVersion, Task, TaskImport
-from apps.rubrics.tasks import import_watchdog
+from apps.rubrics.models import RubricVersion, Task, TaskImport
 from tests.rubrics.conftest import small_tree
 
 pytestmark = pytest.mark.django_db
@@ -80,7 +81,7 @@ def test_a_record_postgresql_cannot_store_is_rejected_naming_the_field_and_nothi
 ) -> None:
     job_id = _upload(client, bearer(admin), _jsonl(_record(), record))
     job = task_import_run(import_id=job_id)
-    assert job.status == ImportStatus.REJECTED
+    assert job.status == JobStatus.REJECTED
     assert [r["record"] for r in job.rejected] == ["line 2"]
     assert job.rejected[0]["error"].startswith(error)
     assert not Task.objects.exists() and not RubricVersion.objects.exists()
@@ -93,7 +94,7 @@ def test_nan_written_as_a_bare_literal_in_a_json_list_is_rejected_by_item(
 ) -> None:
     body = json.dumps([_record(), _record()]).replace('"critical": false', '"weight": NaN', 1)
     job = task_import_run(import_id=_upload(client, bearer(admin), body.encode(), "t.json"))
-    assert job.status == ImportStatus.REJECTED
+    assert job.status == JobStatus.REJECTED
     assert job.rejected == [
         {"record": "item 1", "error": "rubric.root.weight is NaN: numbers must be finite"}
     ]
@@ -107,7 +108,7 @@ def test_a_crash_while_writing_ends_the_job_failed_with_the_reason(
 
     monkeypatch.setattr(imports, "tasks_write", broken_write)  # an injected fault
     job = task_import_run(import_id=_upload(client, bearer(admin), _jsonl(_record())))
-    assert job.status == ImportStatus.FAILED
+    assert job.status == JobStatus.FAILED
     assert job.error == "the import failed: RuntimeError: the disk is full"
     assert job.finished_at is not None
 
@@ -120,7 +121,7 @@ def test_a_queued_import_cancelled_over_rest_ends_failed_and_writes_nothing(
     response = client.post(f"/api/imports/{job_id}/cancel", headers=headers)
     assert response.status_code == 200
     assert (response.json()["status"], response.json()["error"]) == ("failed", "cancelled by ada")
-    assert task_import_run(import_id=job_id).status == ImportStatus.FAILED  # the worker's turn
+    assert task_import_run(import_id=job_id).status == JobStatus.FAILED  # the worker's turn
     assert not Task.objects.exists()
     again = client.post(f"/api/imports/{job_id}/cancel", headers=headers)
     assert again.status_code == 409
@@ -135,7 +136,7 @@ def test_only_admins_cancel_imports(
     job_id = _upload(client, bearer(admin), _jsonl(_record()))
     response = client.post(f"/api/imports/{job_id}/cancel", headers=bearer(make_user("reviewer")))
     assert response.status_code == 403
-    assert TaskImport.objects.get(pk=job_id).status == ImportStatus.QUEUED
+    assert TaskImport.objects.get(pk=job_id).status == JobStatus.QUEUED
     assert client.post("/api/imports/999999/cancel", headers=bearer(admin)).status_code == 404
 
 
@@ -163,7 +164,7 @@ def test_a_running_import_cancelled_meanwhile_stops_and_writes_nothing(
 
     monkeypatch.setattr(imports, "task_prepare", prepare_and_cancel)
     job = task_import_run(import_id=job_id)
-    assert (job.status, job.error) == (ImportStatus.FAILED, "cancelled by ada")
+    assert (job.status, job.error) == (JobStatus.FAILED, "cancelled by ada")
     assert checked == max(cancel_at, 100) and job.processed == last_report
     assert not Task.objects.exists()
 
@@ -194,19 +195,19 @@ def test_the_watchdog_fails_an_import_running_past_its_time(
     fresh = _upload(client, bearer(admin), _jsonl(_record()))
     now = timezone.now()
     TaskImport.objects.filter(pk=stuck).update(
-        status=ImportStatus.RUNNING, started_at=now - timedelta(minutes=31)
+        status=JobStatus.RUNNING, started_at=now - timedelta(minutes=31)
     )
     TaskImport.objects.filter(pk=fresh).update(
-        status=ImportStatus.RUNNING, started_at=now - timedelta(minutes=29)
+        status=JobStatus.RUNNING, started_at=now - timedelta(minutes=29)
     )
-    assert import_watchdog.apply().get() == 1
+    assert jobs_watchdog.apply().get() == 1
     job = TaskImport.objects.get(pk=stuck)
-    assert job.status == ImportStatus.FAILED and job.finished_at is not None
+    assert job.status == JobStatus.FAILED and job.finished_at is not None
     assert job.error == (
         "timed out: still running after 30 minutes (the worker may have died); nothing was imported"
     )
-    assert TaskImport.objects.get(pk=fresh).status == ImportStatus.RUNNING
-    assert task_import_run(import_id=stuck).status == ImportStatus.FAILED  # a late redelivery
+    assert TaskImport.objects.get(pk=fresh).status == JobStatus.RUNNING
+    assert task_import_run(import_id=stuck).status == JobStatus.FAILED  # a late redelivery
 
 
 def test_reading_an_import_runs_the_watchdog_so_no_beat_is_needed(
@@ -214,7 +215,7 @@ def test_reading_an_import_runs_the_watchdog_so_no_beat_is_needed(
 ) -> None:
     job_id = _upload(client, bearer(admin), _jsonl(_record()))
     TaskImport.objects.filter(pk=job_id).update(
-        status=ImportStatus.RUNNING, started_at=timezone.now() - timedelta(hours=5)
+        status=JobStatus.RUNNING, started_at=timezone.now() - timedelta(hours=5)
     )
     body = client.get(f"/api/imports/{job_id}", headers=bearer(admin)).json()
     assert body["status"] == "failed" and body["error"].startswith("timed out")
@@ -229,7 +230,7 @@ def test_a_worker_past_its_deadline_stops_at_its_next_progress_report(
     settings.IMPORT_TIMEOUT_MINUTES = 0  # every moment is past the deadline
     job_id = _upload(client, bearer(admin), _jsonl(*[_record() for _ in range(150)]))
     job = task_import_run(import_id=job_id)
-    assert job.status == ImportStatus.FAILED and job.error.startswith("timed out")
+    assert job.status == JobStatus.FAILED and job.error.startswith("timed out")
     assert not Task.objects.exists()
 
 
@@ -269,7 +270,7 @@ def test_a_cancel_while_the_worker_writes_the_tasks_is_refused_at_once(
 
     headers = bearer(admin)
     job_id = _upload(client, headers, _jsonl(_record()))
-    TaskImport.objects.filter(pk=job_id).update(status=ImportStatus.RUNNING)
+    TaskImport.objects.filter(pk=job_id).update(status=JobStatus.RUNNING)
     locked, release = threading.Event(), threading.Event()
 
     def writer() -> None:
@@ -293,4 +294,4 @@ def test_a_cancel_while_the_worker_writes_the_tasks_is_refused_at_once(
     assert response.json()["detail"] == (
         f"import {job_id} is writing its tasks now and can no longer be cancelled"
     )
-    assert TaskImport.objects.get(pk=job_id).status == ImportStatus.RUNNING
+    assert TaskImport.objects.get(pk=job_id).status == JobStatus.RUNNING

@@ -14,7 +14,8 @@ from django.test import Client
 
 from apps.accounts.models import User
 from apps.common.errors import Forbidden, Invalid, NotFound
-from apps.rubrics.models import ProbeRun, ProbeStatus, Task
+from apps.jobs.models import JobStatus
+from apps.rubrics.models import ProbeRun, Task
 from apps.rubrics.services import (
     probe_enqueue,
     probe_run,
@@ -78,7 +79,7 @@ def test_annotators_queue_a_probe_after_commit_and_viewers_cannot(
         run = probe_enqueue(user=annotator, task_id=task.pk)
     assert len(callbacks) == 1, "the worker is asked only after the run is committed"
     assert (run.status, run.verdict, run.version, run.created_by) == (
-        ProbeStatus.QUEUED,
+        JobStatus.QUEUED,
         "",
         task.current_version,
         annotator,
@@ -99,7 +100,7 @@ def test_a_probe_needs_a_known_task_and_version_and_an_answer_to_probe_with(
         probe_enqueue(user=annotator, task_id=task.pk, version=7)
     solution_only = _task(solution={"capital": {"description": "Canberra, named in 1913",
                                                 "reference_urls": [CANBERRA]}})  # fmt: skip
-    assert probe_enqueue(user=annotator, task_id=solution_only.pk).status == ProbeStatus.QUEUED
+    assert probe_enqueue(user=annotator, task_id=solution_only.pk).status == JobStatus.QUEUED
 
 
 def test_a_reference_answer_longer_than_the_limit_is_refused(

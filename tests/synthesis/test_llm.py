@@ -107,21 +107,18 @@ def test_the_model_must_be_one_a_session_could_use_and_only_llm_takes_one(
 def test_an_llm_batch_on_a_vllm_model_goes_to_the_gpu_queue(
     admin: User,
     settings: Any,
-    monkeypatch: pytest.MonkeyPatch,
+    sent_tasks: list[tuple[str, list[Any]]],
     django_capture_on_commit_callbacks: Any,
 ) -> None:
     from workers.app import app
 
-    sent: list[tuple[str, int]] = []
-    for task in (tasks.cpu_synthesis_batch, tasks.gpu_synthesis_batch):
-        monkeypatch.setattr(task, "delay", lambda pk, name=task.name: sent.append((name, pk)))
     settings.LLM_VLLM_MODELS = ["vllm:Qwen/Qwen3-8B"]
     with django_capture_on_commit_callbacks(execute=True):
         gpu = batch_create(user=admin, spec={"generator": "llm"}, model="vllm:Qwen/Qwen3-8B")
         cpu = batch_create(user=admin, spec={"generator": "kg"})
-    assert sent == [
-        (tasks.gpu_synthesis_batch.name, gpu.pk),
-        (tasks.cpu_synthesis_batch.name, cpu.pk),
+    assert sent_tasks == [
+        (tasks.gpu_synthesis_batch.name, [gpu.pk]),
+        (tasks.cpu_synthesis_batch.name, [cpu.pk]),
     ]
     assert app.amqp.router.route({}, tasks.gpu_synthesis_batch.name, (), {})["queue"].name == "gpu"
 

@@ -141,7 +141,7 @@ def test_the_progress_poll_reloads_the_page_once_the_batch_has_ended(
     assert "HX-Refresh" not in running
     html = running.content.decode()
     assert '<progress max="10" value="4"' in html and 'hx-trigger="every 1s"' in html
-    SynthesisBatch.objects.filter(pk=batch.pk).update(status="done", proposed=10)
+    SynthesisBatch.objects.filter(pk=batch.pk).update(status="done", done=10)
     ended = client.get(f"/synthesis/{batch.pk}/progress/", headers=htmx)
     assert ended["HX-Refresh"] == "true"
 

@@ -13,16 +13,17 @@ from django.utils import timezone
 from apps.accounts.models import User
 from apps.audit.services import campaign_create
 from apps.common.errors import Conflict, Forbidden, Invalid, NotAuthenticated
+from apps.jobs.dispatch import jobs_expire
+from apps.jobs.models import JobStatus
 from apps.rubrics.models import AuditState, RubricVersion, Task
 from apps.synthesis import runner, services
-from apps.synthesis.models import BatchStatus, Decision, SynthesisBatch, SynthesisCandidate
+from apps.synthesis.models import Decision, SynthesisBatch, SynthesisCandidate
 from apps.synthesis.runner import batch_run
 from apps.synthesis.services import (
     batch_campaign_create,
     batch_cancel,
     batch_create,
     batch_status,
-    batches_expire,
     candidate_accept,
     candidate_reject,
 )
@@ -140,7 +141,7 @@ def test_one_person_may_have_three_batches_queued_or_running(
 
 def test_a_batch_without_a_corpus_ends_failed_saying_so(admin: User) -> None:
     batch = batch_run(batch_id=batch_create(user=admin, spec={"count": 2}).pk)
-    assert batch.status == BatchStatus.FAILED
+    assert batch.status == JobStatus.FAILED
     assert batch.error == "the corpus is empty: load it on the corpus page first"
     assert batch.finished_at is not None and not batch.candidates.exists()
 
@@ -162,7 +163,7 @@ def test_an_engine_failure_ends_the_batch_failed_keeping_the_candidates_before_i
 ) -> None:
     monkeypatch.setattr("quest.synthesis.runner.synthesize", _engine_that_breaks_after(2))
     batch = run_batch(admin, count=4)
-    assert batch.status == BatchStatus.FAILED
+    assert batch.status == JobStatus.FAILED
     assert batch.error == "the batch failed: RuntimeError: the knowledge graph broke"
     assert batch.proposed == batch.candidates.count() == 2
     assert Task.objects.count() == batch.accepted == batch.candidates.filter(accepted=True).count()
@@ -181,7 +182,7 @@ def test_a_candidate_that_fails_while_written_leaves_nothing_half_written(
 
     monkeypatch.setattr(runner, "candidate_task_write", task_then_fault)
     batch = run_batch(admin, count=3, seed=2)
-    assert batch.status == BatchStatus.FAILED
+    assert batch.status == JobStatus.FAILED
     assert batch.error == "the batch failed: RuntimeError: the database went away"
     [written] = batch.candidates.all()
     assert written.index == 0 and written.accepted
@@ -221,9 +222,9 @@ def test_a_running_batch_whose_worker_went_silent_reads_as_failed(admin: User) -
     an_hour_ago = timezone.now() - timedelta(hours=1)
     SynthesisBatch.objects.filter(pk=batch.pk).update(status="running", active_at=an_hour_ago)
     read = batch_status(user=admin, batch_id=batch.pk)
-    assert read.status == BatchStatus.FAILED
+    assert read.status == JobStatus.FAILED
     assert read.error.startswith("no candidate for 30 minutes: the worker may have died")
-    assert batches_expire() == 0
+    assert jobs_expire(kind="synthesis") == 0
 
 
 def test_a_person_accepts_a_rejected_candidate_and_its_task_is_written_pending_audit(

@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from apps.accounts.models import User
 from apps.common.errors import Conflict, Forbidden, Invalid, NotFound
+from apps.jobs.dispatch import jobs_expire
 from apps.training import selectors, services
 from apps.training.models import Evaluation, TrainingDataset, TrainingJob
 
@@ -299,7 +300,7 @@ def test_the_watchdog_fails_work_whose_worker_stopped_reporting(
         status="running", active_at=now - timedelta(minutes=10)
     )
     TrainingJob.objects.filter(pk=alive.pk).update(status="running", active_at=now)
-    assert services.work_expire(stall_seconds=180) == 1
+    assert jobs_expire(now=now) == 1
     silent.refresh_from_db()
     alive.refresh_from_db()
     assert silent.status == "failed" and "stopped reporting" in silent.error

@@ -18,7 +18,8 @@ from apps.accounts.models import User
 from apps.accounts.permissions import require_role
 from apps.accounts.roles import Role
 from apps.audit.models import CampaignTask, ItemState
-from apps.rubrics.models import AuditState, ProbeRun, ProbeStatus, ProbeVerdict, RubricVersion, Task
+from apps.jobs.models import JobStatus
+from apps.rubrics.models import AuditState, ProbeRun, ProbeVerdict, RubricVersion, Task
 from quest.audit.taxonomy import ACCEPTING_DECISIONS
 
 ACCEPTED_STATES = (AuditState.ACCEPTED, AuditState.FIX_ACCEPTED)
@@ -45,7 +46,7 @@ def training_eligible_tasks() -> QuerySet[Task]:
             probe_status=Subquery(probe.values("status")[:1]),
             probe_verdict=Subquery(probe.values("verdict")[:1]),
         )
-        .filter(probe_status=ProbeStatus.DONE, probe_verdict=ProbeVerdict.SOUND)
+        .filter(probe_status=JobStatus.DONE, probe_verdict=ProbeVerdict.SOUND)
         .order_by("pk")
     )
 

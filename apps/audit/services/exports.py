@@ -8,7 +8,6 @@ JSONL needs no job: the API and the page stream it directly.
 from __future__ import annotations
 
 import json
-import logging
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -17,16 +16,17 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
 
 from apps.accounts.models import User
 from apps.accounts.permissions import require_role
 from apps.accounts.roles import Role
-from apps.audit.models import Campaign, ExportFormat, ExportJob, ExportStatus
+from apps.audit.models import Campaign, ExportFormat, ExportJob
 from apps.audit.selectors.exports import audit_records
 from apps.common.errors import Invalid, NotFound
+from apps.jobs.dispatch import job_enqueue, job_run
+from apps.jobs.models import JobStatus
 
-log = logging.getLogger(__name__)
+EXPORT = "export"  # the job kind (apps/audit/jobs.py)
 
 NESTED = ("solution", "tree", "annotations", "gold")
 INTEGERS = ("task_id", "campaign_id", "start_version", "final_version")
@@ -57,11 +57,9 @@ def export_enqueue(*, user: User, format: str, campaign_id: int | None = None) -
         raise Invalid(f"format must be one of {', '.join(ExportFormat.values)} (or use JSONL)")
     if campaign_id is not None and not Campaign.objects.filter(pk=campaign_id).exists():
         raise NotFound(f"no campaign {campaign_id}")
-    from apps.audit.tasks import cpu_build_export
-
     with transaction.atomic():
         job = ExportJob.objects.create(format=format, campaign_id=campaign_id, created_by=user)
-        transaction.on_commit(lambda: cpu_build_export.delay(job.pk))
+        job_enqueue(EXPORT, job.pk)
     return job
 
 
@@ -117,26 +115,20 @@ def _build(job: ExportJob, user: User) -> tuple[str, int]:
     return name, rows
 
 
+def _work(job: ExportJob) -> dict[str, Any]:
+    if job.created_by is None:
+        raise Invalid("the reviewer who asked for this export is gone: ask for it again")
+    name, rows = _build(job, job.created_by)
+    return {"filename": name, "rows": rows}
+
+
 def export_run(*, job_id: int) -> ExportJob:
-    job = ExportJob.objects.select_related("created_by").filter(pk=job_id).first()
-    if job is None:
-        raise NotFound(f"no export {job_id}")
-    if job.status not in (ExportStatus.QUEUED, ExportStatus.RUNNING) or job.created_by is None:
-        return job
-    ExportJob.objects.filter(pk=job.pk).update(status=ExportStatus.RUNNING)
-    try:
-        name, rows = _build(job, job.created_by)
-    except Exception as exc:
-        log.exception("audit export %s failed", job.pk)
-        fields: dict[str, Any] = {"status": ExportStatus.FAILED, "error": str(exc)[:2000]}
-    else:
-        fields = {"status": ExportStatus.DONE, "filename": name, "rows": rows}
-    ExportJob.objects.filter(pk=job.pk).update(finished_at=timezone.now(), **fields)
-    return ExportJob.objects.get(pk=job.pk)
+    job: ExportJob = job_run(EXPORT, job_id, _work)
+    return job
 
 
 def export_path(job: ExportJob) -> Path:
-    if job.status != ExportStatus.DONE or not job.filename:
+    if job.status != JobStatus.DONE or not job.filename:
         raise Invalid(f"export {job.pk} is not ready ({job.status})")
     path = export_dir() / job.filename
     if not path.exists():

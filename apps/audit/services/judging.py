@@ -17,7 +17,9 @@ from apps.accounts.roles import Role
 from apps.audit.models import Campaign, CampaignTask, JudgeVerdict
 from apps.audit.services.submissions import node_kinds
 from apps.common.errors import Invalid, NotFound
+from apps.jobs.dispatch import task_enqueue
 from apps.rubrics.solutions import probe_text
+from workers.queues import Queue
 
 MAX_REASONING = 4000
 
@@ -33,9 +35,7 @@ def solutions_judge_enqueue(*, user: User, campaign_id: int) -> int:
     campaign = Campaign.objects.filter(pk=campaign_id).first()
     if campaign is None:
         raise NotFound(f"no campaign {campaign_id}")
-    from apps.audit import tasks
-
-    transaction.on_commit(lambda: tasks.cpu_judge_solutions.delay(campaign_id))
+    task_enqueue("apps.audit.tasks.cpu_judge_solutions", campaign_id, queue=Queue.CPU)
     return campaign.items.count()
 
 

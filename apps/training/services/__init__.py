@@ -24,7 +24,6 @@ from apps.training.services.evaluations import (
     evaluation_cancel,
     evaluation_create,
     held_out_tasks,
-    work_expire,
 )
 from apps.training.services.jobs import (
     JOB_DATASET,
@@ -65,5 +64,4 @@ __all__ = [
     "preset_delete",
     "preset_save",
     "runs_in_process",
-    "work_expire",
 ]

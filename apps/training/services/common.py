@@ -1,16 +1,20 @@
 """What the training services share: the admin check, names, bounded numbers, the per-person
-queue bound and row locks."""
+queue bound, row locks and the cancel of a queued or running row."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
+from django.db import transaction
+
 from apps.accounts.permissions import require_role
 from apps.accounts.roles import Role
 from apps.common.errors import Conflict, Invalid, NotFound
 from apps.common.storable import printable
-from apps.training.models import ACTIVE
+from apps.jobs.broadcast import job_broadcast
+from apps.jobs.dispatch import job_end
+from apps.jobs.models import ACTIVE, JobStatus
 
 MAX_QUEUED_PER_USER = 5
 NAME_MAX = 120
@@ -55,3 +59,16 @@ def locked(model: type[Any], pk: int, noun: str) -> Any:
         return model.objects.select_for_update().get(pk=pk)
     except model.DoesNotExist:
         raise NotFound(f"no {noun} {pk}") from None
+
+
+def stop_or_cancel(kind: str, model: type[Any], pk: int, noun: str, *, stops: bool) -> Any:
+    """A queued row ends cancelled; a running one is asked to stop (`stops`: it saves what it
+    has at its next step and ends by itself) or, where it cannot be asked, ends cancelled too."""
+    with transaction.atomic():
+        row = locked(model, pk, noun)
+        if row.status == JobStatus.RUNNING and stops:
+            model.objects.filter(pk=pk).update(cancel_requested=True)
+            job_broadcast(kind, pk)
+        elif not job_end(kind, pk, JobStatus.CANCELLED):
+            raise Conflict(f"{noun} {pk} is {row.status}: nothing to cancel")
+    return model.objects.get(pk=pk)

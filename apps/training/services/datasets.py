@@ -7,13 +7,15 @@ from pathlib import Path
 from typing import Any
 
 from django.db import transaction
-from django.utils import timezone
 
-from apps.common.errors import Conflict, Invalid
+from apps.common.errors import Invalid
 from apps.common.storable import ensure_storable
+from apps.jobs.dispatch import job_enqueue
+from apps.jobs.models import JobStatus
 from apps.training import selectors
-from apps.training.models import ACTIVE, DatasetKind, Status, TrainingDataset
-from apps.training.services.common import admin, locked, name_of, room, whole
+from apps.training.models import DatasetKind, TrainingDataset
+from apps.training.services.common import admin, name_of, room, stop_or_cancel, whole
+from workers.queues import Queue
 
 SCRIPTED = "scripted"
 DATASET_PARAMS = {
@@ -96,7 +98,7 @@ def _source_dataset(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise Invalid("source_dataset must be the id of a built SFT dataset")
     source = TrainingDataset.objects.filter(pk=value, kind=DatasetKind.SFT).first()
-    if source is None or source.status != Status.DONE:
+    if source is None or source.status != JobStatus.DONE:
         raise Invalid(f"source_dataset: no built SFT dataset {value} (its trajectories are read)")
     return value
 
@@ -118,7 +120,8 @@ def dataset_create(
         )
         dataset.directory = str(selectors.training_root() / "datasets" / str(dataset.pk))
         dataset.save(update_fields=["directory"])
-        transaction.on_commit(lambda: _enqueue_dataset(dataset))
+        policy = str(checked.get("policy", SCRIPTED))
+        job_enqueue("dataset", dataset.pk, queue=Queue.GPU if runs_in_process(policy) else None)
     return dataset
 
 
@@ -130,22 +133,11 @@ def runs_in_process(policy: str) -> bool:
     return policy == SMOLLM2 or llm.needs_gpu(policy)
 
 
-def _enqueue_dataset(dataset: TrainingDataset) -> None:
-    from apps.training import tasks
-
-    policy = str(dataset.params.get("policy", SCRIPTED))
-    run = tasks.gpu_training_dataset if runs_in_process(policy) else tasks.cpu_training_dataset
-    run.delay(dataset.pk)
-
-
 def dataset_cancel(*, user: Any, dataset_id: int) -> TrainingDataset:
     admin(user)
-    with transaction.atomic():
-        dataset = locked(TrainingDataset, dataset_id, "dataset")
-        if dataset.status not in ACTIVE:
-            raise Conflict(f"dataset {dataset_id} is {dataset.status}: nothing to cancel")
-        dataset.status, dataset.finished_at = Status.CANCELLED, timezone.now()
-        dataset.save(update_fields=["status", "finished_at"])
+    dataset: TrainingDataset = stop_or_cancel(
+        "dataset", TrainingDataset, dataset_id, "dataset", stops=False
+    )
     return dataset
 
 

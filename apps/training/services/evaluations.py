@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
 
-from apps.common.errors import Conflict, Invalid
+from apps.common.errors import Invalid
+from apps.jobs.dispatch import job_enqueue
 from apps.training import selectors
-from apps.training.models import Evaluation, Status, TrainingDataset, TrainingJob
-from apps.training.services.common import admin, locked, room, whole
+from apps.training.models import Evaluation, TrainingJob
+from apps.training.services.common import admin, room, stop_or_cancel, whole
 
 DEFAULT_EVAL_TASKS = 40
 MAX_EVAL_TASKS = 2_000
@@ -57,7 +56,7 @@ def evaluation_create(
             total=len(task_ids) * (2 if compare_base else 1),
             created_by=user,
         )
-        transaction.on_commit(lambda: _enqueue_evaluation(evaluation.pk))
+        job_enqueue("evaluation", evaluation.pk)
     return evaluation
 
 
@@ -99,46 +98,11 @@ def _eval_budgets(data: Mapping[str, Any]) -> dict[str, int]:
     }
 
 
-def _enqueue_evaluation(evaluation_id: int) -> None:
-    from apps.training import tasks
-
-    tasks.gpu_training_evaluation.delay(evaluation_id)
-
-
 def evaluation_cancel(*, user: Any, evaluation_id: int) -> Evaluation:
+    """A queued evaluation ends cancelled; a running one stops after its current run, keeping
+    what it measured."""
     admin(user)
-    with transaction.atomic():
-        evaluation = locked(Evaluation, evaluation_id, "evaluation")
-        if evaluation.status == Status.QUEUED:
-            evaluation.status, evaluation.finished_at = Status.CANCELLED, timezone.now()
-            evaluation.save(update_fields=["status", "finished_at"])
-        elif evaluation.status == Status.RUNNING:
-            evaluation.cancel_requested = True
-            evaluation.save(update_fields=["cancel_requested"])
-        else:
-            raise Conflict(f"evaluation {evaluation_id} is {evaluation.status}: nothing to cancel")
-    return evaluation
-
-
-def work_expire(*, now: Any = None, stall_seconds: int | None = None) -> int:
-    """End failed every running job, dataset build and evaluation whose worker has not
-    reported for TRAINING_STALL_SECONDS: it died. A job's log stays on disk and on its page."""
-    from apps.training import broadcast
-
-    now = now or timezone.now()
-    seconds = settings.TRAINING_STALL_SECONDS if stall_seconds is None else stall_seconds
-    cutoff = now - timedelta(seconds=seconds)
-    why = f"the worker stopped reporting for over {seconds} s (it died or lost its database)"
-    ended = 0
-    for model in (TrainingJob, TrainingDataset, Evaluation):
-        with transaction.atomic():
-            stale = model.objects.select_for_update().filter(
-                status=Status.RUNNING, active_at__lt=cutoff
-            )
-            for row in stale:
-                row.status, row.finished_at, row.error = Status.FAILED, now, why
-                row.save(update_fields=["status", "finished_at", "error"])
-                if isinstance(row, TrainingJob):
-                    broadcast.job_status(row)
-                ended += 1
-    return ended
+    found: Evaluation = stop_or_cancel(
+        "evaluation", Evaluation, evaluation_id, "evaluation", stops=True
+    )
+    return found

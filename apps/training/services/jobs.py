@@ -9,21 +9,15 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
 
 from apps.common.errors import Conflict, Invalid, NotFound
 from apps.common.storable import ensure_storable
+from apps.jobs.dispatch import job_enqueue
+from apps.jobs.models import JobStatus
 from apps.training import selectors
-from apps.training.models import (
-    DatasetKind,
-    JobKind,
-    Status,
-    TrainingDataset,
-    TrainingJob,
-    TrainingPreset,
-)
+from apps.training.models import DatasetKind, JobKind, TrainingDataset, TrainingJob, TrainingPreset
 from apps.training.paths import shown_paths
-from apps.training.services.common import admin, locked, name_of, room
+from apps.training.services.common import admin, name_of, room, stop_or_cancel
 from apps.training.services.datasets import dataset_file
 
 MAX_STEPS = 1_000_000
@@ -83,7 +77,7 @@ def job_config(
     wanted = JOB_DATASET[JobKind(kind)]
     if dataset.kind != wanted:
         raise Invalid(f"dataset: a {kind} job trains on a {wanted} dataset, not {dataset.kind}")
-    if dataset.status != Status.DONE or not dataset.rows:
+    if dataset.status != JobStatus.DONE or not dataset.rows:
         raise Invalid(f"dataset: dataset {dataset.pk} is not built yet (or has no rows)")
     unknown = sorted(set(params) - set(TUNABLE))
     if unknown:
@@ -156,33 +150,14 @@ def _set_config(job: TrainingJob, config: Any) -> None:
     job.config = config.model_dump(mode="json")
     job.max_steps = config.max_steps
     job.save(update_fields=["config", "max_steps"])
-    transaction.on_commit(lambda: _enqueue_job(job.pk))
-
-
-def _enqueue_job(job_id: int) -> None:
-    from apps.training import tasks
-
-    tasks.gpu_training_job.delay(job_id)
+    job_enqueue("training", job.pk)
 
 
 def job_cancel(*, user: Any, job_id: int) -> TrainingJob:
     """A queued job ends cancelled; a running one is asked to stop: it saves a checkpoint at
     the end of its current step and ends stopped (resumable from it if the job is)."""
-    from apps.training import broadcast
-
     admin(user)
-    with transaction.atomic():
-        job = locked(TrainingJob, job_id, "training job")
-        if job.status == Status.QUEUED:
-            job.status, job.finished_at = Status.CANCELLED, timezone.now()
-            job.save(update_fields=["status", "finished_at"])
-            broadcast.job_status(job)
-        elif job.status == Status.RUNNING:
-            job.cancel_requested = True
-            job.save(update_fields=["cancel_requested"])
-            broadcast.job_status(job)
-        else:
-            raise Conflict(f"job {job_id} is {job.status}: nothing to cancel")
+    job: TrainingJob = stop_or_cancel("training", TrainingJob, job_id, "training job", stops=True)
     return job
 
 

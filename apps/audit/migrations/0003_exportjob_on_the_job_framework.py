@@ -1,0 +1,15 @@
+# Issue 37: the table moves onto the job framework (apps/jobs); every row is kept.
+
+from django.conf import settings
+from django.db import migrations
+
+from apps.jobs.migration_operations import onto_jobs
+
+
+class Migration(migrations.Migration):
+    dependencies = [
+        ("audit", "0002_draft_revisions"),
+        migrations.swappable_dependency(settings.AUTH_USER_MODEL),
+    ]
+
+    operations = onto_jobs("exportjob", added=["active_at", "done", "started_at", "total"])

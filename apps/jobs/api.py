@@ -1,0 +1,156 @@
+"""Every job of every kind, in one place: `/api/jobs` lists what the user may read, and
+`/api/jobs/{kind}/{id}` reads, follows and cancels one. The apps' own job endpoints stay and
+answer their documented fields."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from django.http import HttpRequest
+from ninja import Router, Schema
+
+from apps.common.pagination import PageSize, paginate
+from apps.common.schemas import Id, PageNumber, errors
+from apps.jobs import selectors, services
+from apps.jobs.models import JobStatus
+from apps.jobs.registry import JobKind, kind_get
+from apps.jobs.schemas import AnyJobOut, AnyJobPageOut, JobProgressOut, KindName
+
+router = Router(tags=["jobs"])
+
+
+def _user(request: HttpRequest) -> Any:
+    return request.auth  # type: ignore[attr-defined]
+
+
+def progress_out(job: Any) -> dict[str, Any]:
+    return {
+        "status": job.status,
+        "label": job.get_status_display(),
+        "done": job.done,
+        "total": job.total,
+        "percent": job.percent,
+    }
+
+
+def job_out(spec: JobKind, job: Any) -> dict[str, Any]:
+    owner = job.created_by.get_username() if job.created_by_id else None
+    return {
+        "kind": spec.name,
+        "id": job.pk,
+        "progress": progress_out(job),
+        "error": spec.shown_error(job.error),
+        "created_by": owner,
+        "created_at": job.created_at,
+        "started_at": job.started_at,
+        "active_at": job.active_at,
+        "finished_at": job.finished_at,
+        "cancellable": job.is_active,
+        "detail": spec.out(job),
+    }
+
+
+@router.get(
+    "/jobs",
+    response={200: AnyJobPageOut, **errors(403, 404, 422)},
+    summary="Every job you may read, of every kind (or of one), newest first",
+)
+def jobs_list(
+    request: HttpRequest,
+    kind: KindName = "",
+    status: JobStatus | None = None,
+    page: PageNumber = 1,
+    page_size: PageSize = 50,
+) -> dict[str, Any]:
+    refs = selectors.job_refs(user=_user(request), kind=kind, status=status or "")
+    found = paginate(request, refs, page=page, page_size=page_size)
+    found["results"] = [job_out(spec, job) for spec, job in selectors.jobs_read(found["results"])]
+    return found
+
+
+@router.get(
+    "/jobs/{kind}/{job_id}",
+    response={200: AnyJobOut, **errors(403, 404, 422)},
+    summary="A job's status, progress, times and its kind's own fields",
+)
+def jobs_get(request: HttpRequest, kind: KindName, job_id: Id) -> dict[str, Any]:
+    job = selectors.job_get(user=_user(request), kind=kind, job_id=job_id)
+    return job_out(kind_get(kind), job)
+
+
+@router.get(
+    "/jobs/{kind}/{job_id}/progress",
+    response={200: JobProgressOut, **errors(403, 404, 422)},
+    summary="Only a job's status and progress: cheap to poll",
+)
+def jobs_progress(request: HttpRequest, kind: KindName, job_id: Id) -> dict[str, Any]:
+    return progress_out(selectors.job_get(user=_user(request), kind=kind, job_id=job_id))
+
+
+@router.post(
+    "/jobs/{kind}/{job_id}/cancel",
+    response={200: AnyJobOut, **errors(403, 404, 409, 422)},
+    summary="Cancel a queued or running job (its kind's role, usually admin)",
+)
+def jobs_cancel(request: HttpRequest, kind: KindName, job_id: Id) -> dict[str, Any]:
+    job = services.job_cancel(user=_user(request), kind=kind, job_id=job_id)
+    return job_out(kind_get(kind), job)
+
+
+def _id_signature(param: str) -> inspect.Signature:
+    # ninja reads the id's name and type from the signature: the app's own, e.g. batch_id.
+    return inspect.Signature(
+        [
+            inspect.Parameter("request", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+            inspect.Parameter(param, inspect.Parameter.KEYWORD_ONLY, annotation=Id),
+        ]
+    )
+
+
+def kind_routes(
+    router: Router,
+    *,
+    kind: str,
+    path: str,
+    param: str,
+    out: type[Schema],
+    page_out: type[Schema],
+    summaries: tuple[str, str, str],
+    names: tuple[str, str, str],
+    module: str,
+) -> None:
+    """An app's own list (GET `path`), read (GET `path`/{param}) and cancel (POST
+    `path`/{param}/cancel) of one job kind, answered by the framework in the kind's documented
+    shapes (`out`, `page_out`): the kind's access rules hold on its app's paths too. `param`
+    names the id as the app's API has always published it; `summaries` are the three
+    operations' summaries and `names` the views' names in `module` (the app's api module),
+    which make the operation ids clients were generated with."""
+
+    def listed(
+        request: HttpRequest, page: PageNumber = 1, page_size: PageSize = 50
+    ) -> dict[str, Any]:
+        rows = selectors.job_list(user=_user(request), kind=kind)
+        return paginate(request, rows, page=page, page_size=page_size, out=kind_get(kind).out)
+
+    def read(request: HttpRequest, **ids: int) -> dict[str, Any]:
+        job = selectors.job_get(user=_user(request), kind=kind, job_id=ids[param])
+        return kind_get(kind).out(job)
+
+    def cancel(request: HttpRequest, **ids: int) -> dict[str, Any]:
+        job = services.job_cancel(user=_user(request), kind=kind, job_id=ids[param])
+        return kind_get(kind).out(job)
+
+    item = f"{path}/{{{param}}}"
+    operations = (
+        (listed, "GET", path, {200: page_out, **errors(403, 404, 422)}),
+        (read, "GET", item, {200: out, **errors(403, 404, 422)}),
+        (cancel, "POST", f"{item}/cancel", {200: out, **errors(403, 404, 409, 422)}),
+    )
+    for (view, verb, route, response), summary, name in zip(
+        operations, summaries, names, strict=True
+    ):
+        view.__name__, view.__module__ = name, module
+        if view is not listed:
+            view.__signature__ = _id_signature(param)  # type: ignore[attr-defined]
+        router.add_api_operation(route, [verb], view, response=response, summary=summary)

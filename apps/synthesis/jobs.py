@@ -1,0 +1,35 @@
+"""Synthesis's job kind (apps/jobs): a batch, on the cpu queue, or the gpu queue's solo worker
+for an llm batch whose model runs in-process (a sharded kg batch sends its shards itself)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+
+from apps.jobs.registry import JobKind, register, stall_setting
+from apps.synthesis.api import batch_out
+from apps.synthesis.models import SynthesisBatch
+from apps.synthesis.services import SYNTHESIS
+from workers.queues import Queue
+
+
+def _stalled() -> str:
+    return (
+        f"no candidate for {settings.SYNTHESIS_STALL_MINUTES} minutes: the worker may have "
+        "died; the candidates written so far are kept"
+    )
+
+
+register(
+    JobKind(
+        name=SYNTHESIS,
+        label="synthesis batch",
+        model=SynthesisBatch,
+        tasks={
+            Queue.CPU: "apps.synthesis.tasks.cpu_synthesis_batch",
+            Queue.GPU: "apps.synthesis.tasks.gpu_synthesis_batch",
+        },
+        out=batch_out,
+        stall=stall_setting("SYNTHESIS_STALL_MINUTES", "minutes"),
+        stalled_error=_stalled,
+    )
+)

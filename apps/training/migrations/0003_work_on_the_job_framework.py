@@ -1,0 +1,19 @@
+# Issue 37: the table moves onto the job framework (apps/jobs); every row is kept.
+
+from django.conf import settings
+from django.db import migrations
+
+from apps.jobs.migration_operations import onto_jobs
+
+
+class Migration(migrations.Migration):
+    dependencies = [
+        ("training", "0002_evaluation_tasks_asked"),
+        migrations.swappable_dependency(settings.AUTH_USER_MODEL),
+    ]
+
+    operations = [
+        *onto_jobs("evaluation"),
+        *onto_jobs("trainingdataset"),
+        *onto_jobs("trainingjob", added=["done", "total"]),
+    ]
