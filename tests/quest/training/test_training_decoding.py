@@ -108,7 +108,7 @@ def test_sampling_gives_each_token_its_log_prob_under_the_tempered_distribution(
     assert logprobs == pytest.approx(expected[:, 0].tolist(), abs=1e-4)
 
 
-def _decode(model: Any, tokenizer: Any, rows: Any, prefixes: Any = None) -> Any:
+def _decode(model: Any, tokenizer: Any, rows: Any, prefixes: Any = None, chunk: int = 256) -> Any:
     return decode_batch(
         model,
         rows,
@@ -118,6 +118,7 @@ def _decode(model: Any, tokenizer: Any, rows: Any, prefixes: Any = None) -> Any:
         logprobs=True,
         text_of=lambda ids: str(tokenizer.decode(ids)),
         prefixes=prefixes,
+        chunk=chunk,
     )
 
 
@@ -178,17 +179,7 @@ def test_a_prefill_fed_in_chunks_decodes_as_one_fed_whole(smollm2_tokenizer: Any
     whole = _decode(model, smollm2_tokenizer, second)
     for chunk in (1, 3, 4):
         kept = Prefixes(list(prefixes.entries))
-        chunked = decode_batch(
-            model,
-            second,
-            eos=int(smollm2_tokenizer.eos_token_id),
-            pad=0,
-            temperature=0.0,
-            logprobs=True,
-            text_of=lambda ids: str(smollm2_tokenizer.decode(ids)),
-            prefixes=kept,
-            chunk=chunk,
-        )
+        chunked = _decode(model, smollm2_tokenizer, second, kept, chunk)
         assert kept.reused > 0, "the first row continued its kept prefix"
         assert [ids for ids, _ in chunked] == [ids for ids, _ in whole]
         for (_, got), (_, want) in zip(chunked, whole, strict=True):
