@@ -4,7 +4,10 @@ database does not have; one that connects late reads the row first (consumers.py
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
+import threading
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -12,6 +15,8 @@ from channels.layers import get_channel_layer
 from django.db import transaction
 
 from apps.jobs.registry import JobKind, kind_get
+
+log = logging.getLogger(__name__)
 
 
 def group_name(kind: str, job_id: int) -> str:
@@ -41,8 +46,29 @@ def _send(kind: str, job_id: int) -> None:
         spec.announce(job)
     if layer is not None:
         text = json.dumps(status_message(spec, job))
-        group = group_name(kind, job_id)
-        async_to_sync(layer.group_send)(group, {"type": "job.update", "text": text})
+        _group_send(layer, group_name(kind, job_id), {"type": "job.update", "text": text})
+
+
+def _group_send(layer: Any, group: str, message: dict[str, Any]) -> None:
+    """Sends from synchronous code. Where this thread already runs an event loop (a sync caller
+    inside an async harness), async_to_sync refuses, so the send runs in a thread of its own.
+    A send that fails is logged, never raised: the row is committed, and a viewer who missed
+    the message reads the row when it connects."""
+
+    def send() -> None:
+        try:
+            async_to_sync(layer.group_send)(group, message)
+        except Exception:
+            log.exception("could not tell %s its job's status", group)
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        send()
+        return
+    thread = threading.Thread(target=send, name="job-broadcast")
+    thread.start()
+    thread.join()
 
 
 def job_broadcast(kind: str, job_id: int) -> None:

@@ -12,7 +12,8 @@ import pytest
 from django.utils import timezone
 
 from apps.accounts.models import User
-from apps.corpus.models import CorpusJob, JobKind, JobStatus
+from apps.corpus.models import CorpusJob, JobKind
+from apps.jobs.models import JobStatus
 from apps.rubrics.services import task_create, version_create
 from tests.browser.test_layout import WIDE
 from tests.browser.test_task_pages import _kilimanjaro_corpus, _login
