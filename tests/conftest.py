@@ -86,8 +86,15 @@ def start_worker(request: pytest.FixtureRequest) -> Iterator[Callable[..., objec
     from django.db import connection
 
     from workers import app as celery_app
+    from workers.queues import Queue
 
     workers: list[subprocess.Popen[bytes]] = []
+    # Messages an earlier test sent with no worker to take them (a job enqueued by a
+    # transactional test) name rows that are gone: drop them before this test runs, not when
+    # its worker starts, since a test may send its own work before starting the worker.
+    with celery_app.connection_for_write() as conn:
+        for queue in Queue:
+            conn.default_channel.queue_purge(queue.value)
 
     def start(queues: str, **extra_env: str) -> subprocess.Popen[bytes]:
         db = connection.settings_dict
@@ -96,11 +103,6 @@ def start_worker(request: pytest.FixtureRequest) -> Iterator[Callable[..., objec
             env["DATABASE_URL"] = (
                 f"postgresql://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
             )
-        # Messages an earlier run sent with no worker to take them (a job enqueued by a
-        # transactional test) name rows of another test database: drop them first.
-        with celery_app.connection_for_write() as conn:
-            for queue in queues.split(","):
-                conn.default_channel.queue_purge(queue)
         argv = [sys.executable, "-m", "celery", "-A", "workers", "worker", "-P", "solo",
                 "-Q", queues, "-n", f"test-{os.getpid()}-{len(workers)}@%h",
                 "--loglevel", "WARNING"]  # fmt: skip
