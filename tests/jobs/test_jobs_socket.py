@@ -16,30 +16,8 @@ from apps.accounts.models import User
 from apps.corpus.models import CorpusJob, JobKind
 from apps.jobs.dispatch import job_end, job_start
 from apps.jobs.models import JobStatus
-from tests.live.conftest import session_cookie
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def ws_connect(asgi_server: str) -> Callable[..., Any]:
-    from websockets.asyncio.client import connect as ws
-
-    async def connect(user: Any, path: str) -> Any:
-        headers = {"Origin": f"http://{asgi_server}"}
-        if user is not None:
-            headers["Cookie"] = await sync_to_async(session_cookie)(user)
-        return await ws(f"ws://{asgi_server}{path}", additional_headers=headers, open_timeout=10)
-
-    return connect
-
-
-@pytest.fixture(autouse=True)
-async def _close_thread_connections() -> Any:
-    yield
-    from django.db import connections
-
-    await sync_to_async(connections.close_all)()
 
 
 async def _next(socket: Any) -> dict[str, Any]:
