@@ -116,21 +116,26 @@ def _text(value: object, what: str) -> str:
 
 
 @dataclass(frozen=True)
-class SetDescription:
-    node: str
-    description: str
-    name = "set_description"
+class _NodeEdit:
+    """An edit of one existing node (its fields or its place): it touches that node."""
 
-    def apply(self, index: TreeIndex) -> None:
-        index.get(self.node)["description"] = _text(self.description, "description")
+    node: str
 
     def touched(self) -> set[str]:
         return {self.node}
 
 
 @dataclass(frozen=True)
-class SetCritical:
-    node: str
+class SetDescription(_NodeEdit):
+    description: str
+    name = "set_description"
+
+    def apply(self, index: TreeIndex) -> None:
+        index.get(self.node)["description"] = _text(self.description, "description")
+
+
+@dataclass(frozen=True)
+class SetCritical(_NodeEdit):
     critical: bool
     name = "set_critical"
 
@@ -139,13 +144,9 @@ class SetCritical:
             raise EditError(["critical must be true or false"])
         index.get(self.node)["critical"] = self.critical
 
-    def touched(self) -> set[str]:
-        return {self.node}
-
 
 @dataclass(frozen=True)
-class SetStrategy:
-    node: str
+class SetStrategy(_NodeEdit):
     strategy: str
     name = "set_strategy"
 
@@ -157,13 +158,9 @@ class SetStrategy:
             raise EditError([f"strategy must be one of {', '.join(STRATEGIES)}"])
         node["strategy"] = self.strategy
 
-    def touched(self) -> set[str]:
-        return {self.node}
-
 
 @dataclass(frozen=True)
-class SetCheck:
-    node: str
+class SetCheck(_NodeEdit):
     check: Mapping[str, Any]
     name = "set_check"
 
@@ -174,9 +171,6 @@ class SetCheck:
         if not isinstance(self.check, Mapping) or not isinstance(self.check.get("kind"), str):
             raise EditError(["check must be an object with a kind"])
         node["check"] = copy.deepcopy(dict(self.check))
-
-    def touched(self) -> set[str]:
-        return {self.node}
 
 
 @dataclass(frozen=True)
@@ -205,20 +199,15 @@ class AddNode:
 
 
 @dataclass(frozen=True)
-class RemoveNode:
-    node: str
+class RemoveNode(_NodeEdit):
     name = "remove_node"
 
     def apply(self, index: TreeIndex) -> None:
         index.detach(self.node)
 
-    def touched(self) -> set[str]:
-        return {self.node}
-
 
 @dataclass(frozen=True)
-class MoveNode:
-    node: str
+class MoveNode(_NodeEdit):
     parent: str
     position: int | None = None
     name = "move_node"
@@ -228,9 +217,6 @@ class MoveNode:
         if self.parent in set(index.subtree_ids(self.node)):
             raise EditError([f"cannot move {self.node!r} under itself or its own descendant"])
         index.attach(index.detach(self.node), self.parent, self.position)
-
-    def touched(self) -> set[str]:
-        return {self.node}
 
 
 EditOp: TypeAlias = (

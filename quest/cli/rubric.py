@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from quest.cli.common import emit, fail
 from quest.llm.config import client_from_option
 from quest.rubric.citations import parse_citations
 from quest.rubric.distractors import TitleDistractors
@@ -110,28 +111,19 @@ def _command(
         try:
             result = handler(args)
         except CliError as exc:
-            return _fail(str(exc))
+            return fail(str(exc))
         except RubricError as exc:
             if print_errors_as_json:
-                _print({"valid": False, "errors": list(exc.errors)})
-            return _fail(f"{args.file}: {exc.summary()}")
+                emit({"valid": False, "errors": list(exc.errors)})
+            return fail(f"{args.file}: {exc.summary()}")
         except OSError as exc:
-            return _fail(f"{exc.filename or args.file}: {exc.strerror or exc}")
+            return fail(f"{exc.filename or args.file}: {exc.strerror or exc}")
         except Exception as exc:  # the CLI promises one line, never a traceback
-            return _fail(f"{args.file}: internal error: {type(exc).__name__}: {exc}")
-        _print(result)
+            return fail(f"{args.file}: internal error: {type(exc).__name__}: {exc}")
+        emit(result)
         return 0
 
     return run
-
-
-def _fail(message: str) -> int:
-    print(f"error: {' '.join(message.split())}", file=sys.stderr)
-    return 1
-
-
-def _print(value: JSONValue) -> None:
-    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
 
 
 def _load(args: argparse.Namespace) -> ImportedTree:

@@ -85,30 +85,20 @@ def register(subparsers: Any) -> None:
     sft.add_argument("trajectories", metavar="TRAJECTORIES.jsonl")
     sft.add_argument("--out", required=True, help="the SFT rows (JSONL)")
     sft.add_argument("--tasks", metavar="TASKS.jsonl", help="the gated tasks and their trees")
-    sft.add_argument("--corpus", metavar="DIR", help="corpus directory (or $QUESTWEB_CORPUS_DIR)")
-    sft.add_argument(
-        "--min-reward",
-        type=float,
-        default=DEFAULT_MIN_REWARD,
-        help=f"keep rollouts whose reward is at least this (default {DEFAULT_MIN_REWARD})",
-    )
+    _corpus_option(sft)
+    _min_reward_option(sft, "keep rollouts whose reward is at least this")
     sft.set_defaults(func=_guarded(_sft))
 
     mid = actions.add_parser("mid", help="condenser pairs and page -> evidence pairs")
     mid.add_argument("trajectories", metavar="TRAJECTORIES.jsonl")
     mid.add_argument("--out", required=True, help="the mid-training rows (JSONL)")
-    mid.add_argument("--corpus", metavar="DIR", help="corpus directory (or $QUESTWEB_CORPUS_DIR)")
+    _corpus_option(mid)
     mid.set_defaults(func=_guarded(_mid))
 
     collect = actions.add_parser("collect", help="record a policy's rollouts on gated tasks")
     collect.add_argument("tasks", metavar="TASKS.jsonl")
     collect.add_argument("--out", required=True, help="every rollout's records (JSONL)")
-    collect.add_argument(
-        "--min-reward",
-        type=float,
-        default=DEFAULT_MIN_REWARD,
-        help=f"a rollout is kept when its reward is at least this (default {DEFAULT_MIN_REWARD})",
-    )
+    _min_reward_option(collect, "a rollout is kept when its reward is at least this")
     collect.add_argument("--attempts", type=int, default=1, help="rollouts per task (default 1)")
     collect.add_argument(
         "--no-hint-retry",
@@ -140,6 +130,21 @@ def register(subparsers: Any) -> None:
     train.set_defaults(func=_guarded(_train))
 
 
+def _corpus_option(parser: argparse.ArgumentParser) -> None:
+    help_text = "corpus directory (or $QUESTWEB_CORPUS_DIR)"
+    parser.add_argument("--corpus", metavar="DIR", help=help_text)
+
+
+def _min_reward_option(parser: argparse.ArgumentParser, kept: str) -> None:
+    """The reward a rollout needs to be kept; `kept` says so in the help."""
+    parser.add_argument(
+        "--min-reward",
+        type=float,
+        default=DEFAULT_MIN_REWARD,
+        help=f"{kept} (default {DEFAULT_MIN_REWARD})",
+    )
+
+
 def _run_options(parser: Any, *, policy_default: str | None) -> None:
     """The options of the commands that run a policy: which one, over which corpus, how long."""
     default = f" (default {policy_default})" if policy_default else ""
@@ -150,9 +155,7 @@ def _run_options(parser: Any, *, policy_default: str | None) -> None:
         required=policy_default is None,
         help=f"scripted, or an LLM backend spec{default}",
     )
-    parser.add_argument(
-        "--corpus", metavar="DIR", help="corpus directory (or $QUESTWEB_CORPUS_DIR)"
-    )
+    _corpus_option(parser)
     parser.add_argument("--budgets", choices=("rl", "inference"), default="rl")
     parser.add_argument("--temperature", type=float, help="LLM sampling temperature")
 

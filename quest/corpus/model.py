@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from quest.rubric import documents as rubric_documents
+from quest.rubric.model import attributes
 
 WIKIPEDIA = "wikipedia"
 GEONAMES = "geonames"
@@ -53,27 +54,12 @@ class Document(rubric_documents.Document):
     topic: str = ""
 
     def to_json(self) -> dict[str, str]:
-        return {
-            "url": self.url,
-            "title": self.title,
-            "text": self.text,
-            "source": self.source,
-            "licence": self.licence,
-            "topic": self.topic,
-            "fetched_at": self.fetched_at,
-        }
+        return attributes(self, "url title text source licence topic fetched_at")
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Document:
-        return cls(
-            url=str(data["url"]),
-            title=str(data["title"]),
-            text=str(data["text"]),
-            source=str(data["source"]),
-            licence=str(data["licence"]),
-            fetched_at=str(data["fetched_at"]),
-            topic=str(data.get("topic", "")),
-        )
+        required = ("url", "title", "text", "source", "licence", "fetched_at")
+        return cls(**{name: str(data[name]) for name in required}, topic=str(data.get("topic", "")))
 
 
 def attribution(document: Document) -> str:
@@ -102,12 +88,7 @@ class Passage:
         return hashlib.sha256(self.indexed_text.encode("utf-8")).hexdigest()[:32]
 
     def to_json(self) -> dict[str, str | int]:
-        return {
-            "doc_url": self.doc_url,
-            "index": self.index,
-            "title": self.title,
-            "text": self.text,
-        }
+        return attributes(self, "doc_url index title text")
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Passage:

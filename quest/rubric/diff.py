@@ -10,6 +10,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from quest.rubric.model import attributes
+
 Op = Literal["added", "removed", "moved", "reordered", "changed"]
 FIELDS = ("description", "critical", "strategy", "weight", "check", "name")
 
@@ -24,14 +26,7 @@ class Change:
     after: Any = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "op": self.op,
-            "node_id": self.node_id,
-            "path": self.path,
-            "field": self.field,
-            "before": self.before,
-            "after": self.after,
-        }
+        return attributes(self, "op node_id path field before after")
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Literal, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 FORMAT = "questweb.rubric/1"
 
@@ -24,6 +24,7 @@ JSONValue: TypeAlias = "bool | int | float | str | list[JSONValue] | dict[str, J
 Scalar: TypeAlias = "str | int | float | bool | None"
 ParamValue: TypeAlias = "Scalar | tuple[Scalar, ...]"
 
+
 # Limits that keep hostile input cheap to reject; QUEST's largest trees are far below them.
 MAX_DEPTH = 16
 MAX_NODES = 5_000
@@ -33,6 +34,12 @@ MAX_TASK_TEXT = 100_000
 MAX_ID_LENGTH = 64
 MAX_EXTRA_DEPTH = 8
 POINTS_RANGE = (-10, 10)
+
+
+def attributes(record: object, names: str) -> dict[str, Any]:
+    """The JSON form of a record whose keys are its attributes' names: the fields or properties
+    in `names` (space-separated, as namedtuple takes them), in that order, values as they are."""
+    return {name: getattr(record, name) for name in names.split()}
 
 
 def _frozen(mapping: Mapping[str, object]) -> Mapping[str, object]:

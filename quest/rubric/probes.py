@@ -26,7 +26,7 @@ from quest.rubric.distractors import Distractors, NoDistractors
 from quest.rubric.documents import DocumentStore
 from quest.rubric.evaluate import evaluate
 from quest.rubric.judge import ChatClient, judge_name
-from quest.rubric.model import JSONValue, RubricTree
+from quest.rubric.model import JSONValue, RubricTree, attributes
 from quest.rubric.reward import combine, label_citations, valid_rate
 from quest.rubric.score import CompiledTree, compile_tree
 
@@ -53,17 +53,7 @@ class Probe:
         return self.limit is not None and self.reward > self.limit + 1e-9
 
     def to_dict(self) -> dict[str, JSONValue]:
-        return {
-            "name": self.name,
-            "role": self.role,
-            "answer": self.answer,
-            "root_score": self.root_score,
-            "reward": self.reward,
-            "limit": self.limit,
-            "over_limit": self.over_limit,
-            "complete": self.complete,
-            "note": self.note,
-        }
+        return attributes(self, "name role answer root_score reward limit over_limit complete note")
 
 
 @dataclass(frozen=True)
@@ -88,8 +78,7 @@ class ProbeReport:
 
     def to_dict(self) -> dict[str, JSONValue]:
         return {
-            "verdict": self.verdict,
-            "sound": self.sound,
+            **attributes(self, "verdict sound"),
             "reasons": list(self.reasons),
             "untested": list(self.untested),
             "judge": self.judge,

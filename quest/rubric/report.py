@@ -5,13 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import compress
-from typing import TYPE_CHECKING, Literal, TypeAlias
+from typing import Literal, Protocol, TypeAlias
 
-from quest.rubric.model import JSONValue
+from quest.rubric.model import JSONValue, attributes
 from quest.rubric.verdict import LeafVerdict
-
-if TYPE_CHECKING:
-    from quest.rubric.score import CompiledTree
 
 NodeStatus: TypeAlias = Literal["passed", "failed", "skipped", "partial", "error", "unverified"]
 LEAF_SCORE: dict[object, float] = {
@@ -35,6 +32,21 @@ _LEAF_CODE: dict[object, int] = {
 }
 
 
+class TreeLayout(Protocol):
+    """What a report reads of the tree it scores (quest.rubric.score.CompiledTree): its nodes laid
+    out flat, leaves first and the root last, and the root score with undecided leaves passed."""
+
+    ids: tuple[str, ...]
+    leaf_ids: tuple[str, ...]
+    leaf_count: int
+    index: dict[str, int]
+    children: tuple[tuple[int, ...], ...]
+
+    def upper_root_score(
+        self, statuses: list[str | None], scores: list[float], skipped: list[tuple[int, float]]
+    ) -> float: ...
+
+
 @dataclass(frozen=True)
 class NodeResult:
     id: str
@@ -44,12 +56,7 @@ class NodeResult:
     verdict: LeafVerdict | None = None
 
     def to_dict(self) -> dict[str, JSONValue]:
-        out: dict[str, JSONValue] = {
-            "id": self.id,
-            "path": self.path,
-            "score": self.score,
-            "status": self.status,
-        }
+        out: dict[str, JSONValue] = attributes(self, "id path score status")
         if self.verdict is not None:
             out["verdict"] = self.verdict.to_dict()
         return out
@@ -78,7 +85,7 @@ class ScoreReport:
 
     def __init__(
         self,
-        compiled: CompiledTree,
+        compiled: TreeLayout,
         statuses: list[str | None],
         scores: list[float],
         skipped: list[tuple[int, float]],
@@ -183,11 +190,7 @@ class ScoreReport:
 
     def to_dict(self) -> dict[str, JSONValue]:
         return {
-            "root_score": self.root_score,
-            "root_score_lower": self.root_score_lower,
-            "root_score_upper": self.root_score_upper,
-            "root_status": self.root_status,
-            "complete": self.complete,
+            **attributes(self, "root_score root_score_lower root_score_upper root_status complete"),
             "errored": list(self.errored),
             "unverified": list(self.unverified),
             "nodes": [node.to_dict() for node in self.nodes()],

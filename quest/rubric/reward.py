@@ -16,7 +16,7 @@ from quest.rubric.documents import Document, DocumentStore, page_at
 from quest.rubric.errors import RubricError
 from quest.rubric.evaluate import evaluate
 from quest.rubric.judge import ChatClient, ClaimJudge
-from quest.rubric.model import Check, JSONValue, RubricTree
+from quest.rubric.model import Check, JSONValue, RubricTree, attributes
 from quest.rubric.report import ScoreReport
 from quest.rubric.score import CompiledTree
 from quest.rubric.slots import slot_support, states_slot
@@ -36,11 +36,8 @@ class LabelledCitation:
 
     def to_dict(self) -> dict[str, JSONValue]:
         return {
-            "fact": self.citation.fact,
-            "url": self.citation.url,
-            "label": self.label,
-            "reason": self.reason,
-            "quote": self.quote,
+            **attributes(self.citation, "fact url"),
+            **attributes(self, "label reason quote"),
         }
 
 
@@ -61,10 +58,7 @@ class Reward:
     def to_dict(self) -> dict[str, JSONValue]:
         return {
             "reward": self.value,
-            "dropped": self.dropped,
-            "base": self.base,
-            "valid_rate": self.valid_rate,
-            "reason": self.reason,
+            **attributes(self, "dropped base valid_rate reason"),
             "citations": [c.to_dict() for c in self.citations],
             "leaves": list(self.leaves) if self.leaves is not None else None,
         }

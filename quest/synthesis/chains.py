@@ -10,7 +10,9 @@ hop to the breadth class asked for.
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Any
+from collections import Counter
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from quest.corpus.text import listing, number
 from quest.synthesis.facts import (
@@ -29,13 +31,21 @@ from quest.synthesis.facts import (
     oracle,
     population_fact,
 )
-from quest.synthesis.kg import Country
-
-if TYPE_CHECKING:
-    from quest.synthesis.kgsynth import KGSynthesizer
+from quest.synthesis.kg import Country, KnowledgeGraph
 
 
-def chain_draft(synth: KGSynthesizer, breadth: int, rng: random.Random) -> Draft:
+class ChainWorld(Protocol):
+    """What a chain reads of the synthesizer that drafts it (quest.synthesis.kgsynth): the
+    graph, the countries with a page, how often each was a task's subject, and which pages the
+    corpus holds."""
+
+    kg: KnowledgeGraph
+    countries: list[Country]
+    used: Counter[str]
+    has_page: Callable[[str], bool]
+
+
+def chain_draft(synth: ChainWorld, breadth: int, rng: random.Random) -> Draft:
     hops = 4 if breadth == 3 else rng.choice((3, 4))
     reasons = []
     starts = sorted(synth.countries, key=lambda c: (synth.used[c.iso], rng.random()))
@@ -48,7 +58,7 @@ def chain_draft(synth: KGSynthesizer, breadth: int, rng: random.Random) -> Draft
 
 
 def _chain_from(
-    synth: KGSynthesizer, start: Country, hops: int, breadth: int, rng: random.Random
+    synth: ChainWorld, start: Country, hops: int, breadth: int, rng: random.Random
 ) -> Draft:
     path: list[Country] = [start]
     steps: list[tuple[str, Country]] = []
@@ -222,7 +232,7 @@ def _chain_from(
     )
 
 
-def _most_populous_neighbour(synth: KGSynthesizer, c: Country, exclude: set[str]) -> Country | None:
+def _most_populous_neighbour(synth: ChainWorld, c: Country, exclude: set[str]) -> Country | None:
     options = [n for n in synth.kg.neighbours(c) if n.iso not in exclude and synth.has_page(n.url)]
     if not options:
         return None

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from quest.rubric.model import attributes
 from quest.synthesis.seeds import CLASSES, SUBCATEGORIES
 
 GENERATORS = ("kg", "llm")
@@ -103,12 +104,7 @@ class Stage:
     detail: Mapping[str, Any] = field(default_factory=dict)  # JSON
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "passed": self.passed,
-            "reason": self.reason,
-            "detail": dict(self.detail),
-        }
+        return {**attributes(self, "name passed reason"), "detail": dict(self.detail)}
 
 
 @dataclass(frozen=True)
@@ -146,11 +142,7 @@ class Candidate:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "index": self.index,
-            "accepted": self.accepted,
-            "rejected_at": self.rejected_at,
-            "reason": self.reason,
-            "target_class": self.target_class,
+            **attributes(self, "index accepted rejected_at reason target_class"),
             "stages": [s.to_dict() for s in self.stages],
             "record": dict(self.record),
         }

@@ -75,15 +75,9 @@ def open_candidate(batch: Batch, index: int, subcategory: str, rng: random.Rando
 def _open_draft(batch: Batch, rng: random.Random) -> tuple[OpenEndedDraft | None, str]:
     assert batch.open_ended is not None
     reasons: list[str] = []
-    for _ in range(MAX_TRIES):
-        try:
-            made = batch.open_ended.draft(rng)
-        except Unbuildable as exc:
-            reasons.append(str(exc))
-            continue
-        if made.entities in batch.proposed:
-            reasons.append("the same report as one proposed earlier in the batch")
-            continue
+    synthesizer = batch.open_ended
+    repeat = "the same report as one proposed earlier in the batch"
+    for made in batch.new_drafts(lambda: synthesizer.draft(rng), MAX_TRIES, reasons, repeat):
         batch.proposed.add(made.entities)
         if batch.llm is None:
             return made, ""
@@ -97,14 +91,7 @@ def _open_draft(batch: Batch, rng: random.Random) -> tuple[OpenEndedDraft | None
 def _open_sound(batch: Batch, record: dict[str, Any], compiled: CompiledTree) -> Stage:
     """The probes on the criteria tree; they measure against the reference, so it must pass
     its own tree first."""
-    probed = funnel.probe_stages(
-        compiled,
-        record["reference_answer"],
-        batch.pages,
-        batch.distractors,
-        record["question"],
-        batch.judge,
-    )
+    probed = batch.probe_stages(record, compiled)
     if probed[0].passed:
         return probed[1]
     return Stage(

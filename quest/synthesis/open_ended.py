@@ -21,7 +21,7 @@ quest.synthesis.criteria.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -124,6 +124,26 @@ def normalise(criteria: list[dict[str, Any]]) -> None:
             c["weight"] = round(c["raw"] / total, 4)
 
 
+def _most_populous(country: Country, identified_as: str, sentence: str) -> Fact:
+    """The ranking fact: `country` is the most populous of those the report covers."""
+    return Fact(
+        "ranking",
+        country.name,
+        "",
+        f"{country.name} is identified as the {identified_as}",
+        {"kind": "mentions", "value": country.name, "context": LARGEST_WORDS},
+        sentence,
+        "",
+    )
+
+
+def _solution(
+    countries: Sequence[Country], described: Callable[[Country], str]
+) -> dict[str, dict[str, Any]]:
+    """The reference solution: what it says of each country, citing the country's page."""
+    return {c.name: {"description": described(c), "reference_urls": [c.url]} for c in countries}
+
+
 def _readability() -> list[dict[str, Any]]:
     return [
         {
@@ -222,30 +242,21 @@ class OpenEndedSynthesizer:
         border = Fact(
             "border", centre.name, "", "", {}, f"{centre.name} borders {listing(names)}", centre.url
         )
-        ranking = Fact(
-            "ranking",
-            biggest.name,
-            "",
-            f"{biggest.name} is identified as the most populous neighbour",
-            {"kind": "mentions", "value": biggest.name, "context": LARGEST_WORDS},
-            f"Of these, {biggest.name} is the most populous",
-            "",
+        ranking = _most_populous(
+            biggest, "most populous neighbour", f"Of these, {biggest.name} is the most populous"
         )
         criteria.append(_fact_criteria(ranking, "insight", 2.0, comparison=POPULATIONS))
         currency = self._currency_fact(centre, sharing)
         criteria.append(_fact_criteria(currency, "insight", comparison=CURRENCIES))
-        criteria += self._instruction(names, [centre.url, *(n.url for n in around)])
-        criteria += _readability()
-        normalise(criteria)
+        self._finish(criteria, names, [centre.url, *(n.url for n in around)])
         ordered = [border, *facts, ranking, currency]
-        solution = {
-            n.name: {
-                "description": f"Borders {centre.name}; capital {n.capital}; "
-                f"GeoNames population {n.population_text()}.",
-                "reference_urls": [n.url],
-            }
-            for n in around
-        }
+        solution = _solution(
+            around,
+            lambda n: (
+                f"Borders {centre.name}; capital {n.capital}; "
+                f"GeoNames population {n.population_text()}."
+            ),
+        )
         return OpenEndedDraft(
             "neighbourhood",
             question,
@@ -278,14 +289,8 @@ class OpenEndedSynthesizer:
             "them is the most populous and which the least populous."
         )
         facts, criteria = self._country_criteria(members)
-        ranking = Fact(
-            "ranking",
-            biggest.name,
-            "",
-            f"{biggest.name} is identified as the most populous",
-            {"kind": "mentions", "value": biggest.name, "context": LARGEST_WORDS},
-            f"{biggest.name} is the most populous of them",
-            "",
+        ranking = _most_populous(
+            biggest, "most populous", f"{biggest.name} is the most populous of them"
         )
         least = Fact(
             "least",
@@ -305,17 +310,13 @@ class OpenEndedSynthesizer:
             Fact("uses", c.name, "", "", {}, f"The currency of {c.name} is {code}", c.url)
             for c in members
         ]
-        criteria += self._instruction(names, [c.url for c in members])
-        criteria += _readability()
-        normalise(criteria)
-        solution = {
-            c.name: {
-                "description": f"Uses {code}; capital {c.capital}; GeoNames "
-                f"population {c.population_text()}.",
-                "reference_urls": [c.url],
-            }
-            for c in members
-        }
+        self._finish(criteria, names, [c.url for c in members])
+        solution = _solution(
+            members,
+            lambda c: (
+                f"Uses {code}; capital {c.capital}; GeoNames population {c.population_text()}."
+            ),
+        )
         return OpenEndedDraft(
             "currency_area",
             question,
@@ -368,6 +369,13 @@ class OpenEndedSynthesizer:
             "neighbours uses it",
             centre.url,
         )
+
+    def _finish(self, criteria: list[dict[str, Any]], names: list[str], urls: list[str]) -> None:
+        """Adds the criteria every report has (it covers `names`, cites `urls`, reads well),
+        then weighs each dimension's criteria."""
+        criteria += self._instruction(names, urls)
+        criteria += _readability()
+        normalise(criteria)
 
     def _instruction(self, names: list[str], urls: list[str]) -> list[dict[str, Any]]:
         return [

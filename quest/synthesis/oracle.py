@@ -26,6 +26,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
+from quest.rubric.model import attributes
 from quest.synthesis.kg import City, Country, KnowledgeGraph
 from quest.text.fold import strip_accents
 
@@ -89,12 +90,7 @@ class OracleVerdict:
         return self.verdict == "right"
 
     def to_dict(self) -> dict[str, str | float]:
-        return {
-            "verdict": self.verdict,
-            "reason": self.reason,
-            "value": self.value,
-            "credit": self.credit,
-        }
+        return attributes(self, "verdict reason value credit")
 
 
 def judge_answer(oracle: Mapping[str, Any], answer: str) -> OracleVerdict:

@@ -30,7 +30,7 @@ from quest.synthesis.batch import (
     empty_record,
 )
 from quest.synthesis.categories import categorise
-from quest.synthesis.facts import Draft, Fact, Unbuildable, max_chars, write_answer
+from quest.synthesis.facts import Draft, Fact, max_chars, write_answer
 from quest.synthesis.kgsynth import GENERATOR, SUBCATEGORIES, KGSynthesizer, category_of
 from quest.synthesis.model import BatchSpec, Candidate, Stage, SynthesisError
 from quest.synthesis.narrative import ground, narrative_index, narrative_urls
@@ -202,15 +202,11 @@ def _kg_draft(
     assert batch.synthesizer is not None
     if batch.scope is not None and tries == MAX_TRIES:
         tries = SCOPED_TRIES
-    for _ in range(tries):
-        try:
-            made = batch.synthesizer.draft(subcategory, target, rng)
-        except Unbuildable as exc:
-            reasons.append(str(exc))
-            continue
-        if made.entities in batch.proposed:
-            reasons.append("the same entities and facts as a task proposed earlier in the batch")
-            continue
+    synthesizer = batch.synthesizer
+    repeat = "the same entities and facts as a task proposed earlier in the batch"
+    for made in batch.new_drafts(
+        lambda: synthesizer.draft(subcategory, target, rng), tries, reasons, repeat
+    ):
         refused = _refusal(batch, made)
         if refused:
             reasons.append(refused)
@@ -329,14 +325,7 @@ def _funnel(
     if compiled is not None:
         stages.append(funnel.complexity_stage(record, target))
     if compiled is not None and stages[-1].passed:
-        stages += funnel.probe_stages(
-            compiled,
-            record["reference_answer"],
-            batch.pages,
-            batch.distractors,
-            record["question"],
-            batch.judge,
-        )
+        stages += batch.probe_stages(record, compiled)
     if compiled is not None and stages[-1].passed:
         kg = batch.synthesizer.kg if batch.synthesizer else None
         stages.append(funnel.redteam_stage(record, compiled, batch.pages, batch.judge, kg=kg))

@@ -37,6 +37,7 @@ from quest.rubric.documents import DocumentStore
 from quest.rubric.errors import RubricError
 from quest.rubric.evaluate import check_context, leaf_verdicts
 from quest.rubric.judge import ChatClient
+from quest.rubric.model import attributes
 from quest.rubric.reward import Reward
 from quest.tools.toolbox import Toolbox
 from quest.training.evaluate import (
@@ -74,19 +75,11 @@ class CollectReport:
         return self.reward_total / scored if scored else None
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "tasks": self.tasks,
-            "rollouts": self.rollouts,
-            "kept": self.kept,
-            "below_threshold": self.below_threshold,
-            "dropped": self.dropped,
-            "hinted": self.hinted,
-            "hinted_kept": self.hinted_kept,
-            "fallback": self.fallback,
-            "fallback_kept": self.fallback_kept,
-            "tasks_with_a_kept_rollout": self.tasks_with_a_kept_rollout,
-            "mean_reward": self.mean_reward,
-        }
+        return attributes(
+            self,
+            "tasks rollouts kept below_threshold dropped hinted hinted_kept fallback fallback_kept"
+            " tasks_with_a_kept_rollout mean_reward",
+        )
 
 
 @dataclass(frozen=True)

@@ -16,28 +16,24 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from quest.agent.condenser import CONDENSER_SYSTEM, condenser_prompt
 from quest.agent.trajectory import Condensation
 from quest.corpus.store import CorpusStore
 from quest.tools.summariser import summariser_messages
-from quest.training.rollouts import Rollout
+from quest.training.rollouts import Rollout, RolloutTally
 
 EXTRACT_FIELDS = ("rational", "evidence", "summary")
 
 
 @dataclass
-class MidReport:
-    rollouts: int = 0
+class MidReport(RolloutTally):
     condenser: int = 0
     page: int = 0
     duplicates: int = 0
     pages_missing: int = 0  # read during the rollout, not in the corpus now (or no corpus)
-
-    def to_json(self) -> dict[str, int]:
-        return asdict(self)
 
 
 class MidBuilder:

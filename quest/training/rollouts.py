@@ -16,7 +16,7 @@ Without a header a rollout has no task id: builders match its question to a task
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from quest.agent.loop import RunResult
@@ -26,6 +26,17 @@ from quest.rubric.reward import Reward
 from quest.training.records import DatasetError
 
 KINDS = ("rollout", "segment", "condensation")
+
+
+@dataclass
+class RolloutTally:
+    """What a dataset builder counted over the rollouts it read (`rollouts`, all of them); its
+    subclasses add their own counts."""
+
+    rollouts: int = 0
+
+    def to_json(self) -> dict[str, int]:
+        return asdict(self)
 
 
 @dataclass(frozen=True)

@@ -18,30 +18,26 @@ which session of how many it is.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from quest.protocol.turns import parse_turn
 from quest.rewards import score_with_tree
 from quest.rubric.documents import DocumentStore
 from quest.rubric.reward import BASE_SHARE, Reward
-from quest.training.rollouts import Rollout
+from quest.training.rollouts import Rollout, RolloutTally
 from quest.training.tasks import TrainingTask
 
 DEFAULT_MIN_REWARD = 0.5
 
 
 @dataclass
-class SFTReport:
-    rollouts: int = 0
+class SFTReport(RolloutTally):
     kept: int = 0
     rows: int = 0
     below_threshold: int = 0
     dropped: int = 0  # the verifier could not run
     not_gated: int = 0  # no gated task (or, without tasks, no recorded reward) to judge it by
-
-    def to_json(self) -> dict[str, int]:
-        return asdict(self)
 
 
 class SFTBuilder:

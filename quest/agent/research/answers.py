@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from quest.agent.research.described import Stated, described, noun_page
 from quest.agent.research.figures import without_identifiers
 from quest.agent.research.parts import ENTITY, NUMBER, Part, split_parts
+from quest.agent.research.patterns import STRAIGHT_WORD
 from quest.agent.research.question import STRONG_COVERAGE, Match, Question, key_terms, phrases
 from quest.agent.research.reading import page_subject, title_label
 
@@ -28,7 +29,6 @@ _AMOUNT = re.compile(
     r"(\s*(?:km2|km²|sq mi|km|mi|metres|meters|m|ft|feet|kg|people|inhabitants)(?![\w]))?"
 )
 _YEAR = re.compile(r"(?<![\w.,])(1\d{3}|20\d{2})(?![\w,]|\.\d)")
-_WORDS = re.compile(r"[^\W_][\w'-]*")
 
 
 @dataclass
@@ -306,8 +306,8 @@ def _typed(part: Part, text: str, claim: str) -> bool:
         return part.kind != ENTITY
     if part.type_word in key_terms(text):
         return True
-    words = [w.casefold() for w in _WORDS.findall(claim)]
-    first = _WORDS.findall(text)
+    words = [w.casefold() for w in STRAIGHT_WORD.findall(claim)]
+    first = STRAIGHT_WORD.findall(text)
     at = next((i for i, w in enumerate(words) if first and w == first[0].casefold()), -1)
     if at < 0:
         return False

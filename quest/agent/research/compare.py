@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from quest.agent.research.extract import _WORD, _YEAR
+from quest.agent.research.patterns import WORD, YEAR_FIGURE
 from quest.agent.research.question import key_terms
 from quest.agent.research.reading import full_name_of
 from quest.agent.research.shape import ATTRIBUTES, YEARS, Comparison, Shape
@@ -247,7 +247,7 @@ def _cues(comparison: Comparison) -> frozenset[str]:
 
 
 def _figures(comparison: Comparison, item: Said, cues: frozenset[str]) -> list[Figure]:
-    words = _WORD.findall(item.text)
+    words = WORD.findall(item.text)
     cue_at = [i for i, w in enumerate(words) if w.casefold() in cues or set(key_terms(w)) & cues]
     if not cue_at:
         return []
@@ -260,10 +260,10 @@ def _figures(comparison: Comparison, item: Said, cues: frozenset[str]) -> list[F
     preferred = UNITS.get(comparison.attribute, frozenset())
     for match in AMOUNT.finditer(item.text):
         number, scale, unit = match.group(1), match.group(2), match.group(3)
-        if not scale and not unit and _YEAR.fullmatch(number) and "," not in number:
+        if not scale and not unit and YEAR_FIGURE.fullmatch(number) and "," not in number:
             continue
         value = float(number.replace(",", "")) * SCALES.get(scale or "", 1.0)
-        at = len(_WORD.findall(item.text[: match.start()]))
+        at = len(WORD.findall(item.text[: match.start()]))
         distance = min(abs(at - i) for i in cue_at)
         units = (unit or "").casefold()
         fits = 2.0 if units in preferred or (preferred and unit and unit in preferred) else 1.0
@@ -277,9 +277,9 @@ def _figures(comparison: Comparison, item: Said, cues: frozenset[str]) -> list[F
 
 def _years(comparison: Comparison, item: Said, words: list[str], cue_at: list[int]) -> list[Figure]:
     found = []
-    for match in _YEAR.finditer(item.text):
+    for match in YEAR_FIGURE.finditer(item.text):
         year = match.group(match.lastindex or 1)
-        at = len(_WORD.findall(item.text[: match.start()]))
+        at = len(WORD.findall(item.text[: match.start()]))
         distance = min(abs(at - i) for i in cue_at)
         bc = _BC.match(item.text, match.end()) is not None
         value, text = (-float(year), f"{year} BC") if bc else (float(year), year)

@@ -21,8 +21,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from quest.agent.research.extract import required
-from quest.agent.research.question import Question, key_terms, ranked_lower, scoped_elsewhere, stem
+from quest.agent.research.question import (
+    Question,
+    key_terms,
+    ranked_lower,
+    required,
+    scoped_elsewhere,
+    stem,
+)
 from quest.agent.research.shape import NUMBER, YEAR, Shape
 from quest.agent.research.tallies import Said
 

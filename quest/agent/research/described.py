@@ -13,11 +13,11 @@ answers.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from quest.agent.research.parts import AUXILIARIES, ENTITY, WH_WORDS, Part
+from quest.agent.research.patterns import STRAIGHT_WORD
 from quest.agent.research.question import Question, stem
 from quest.agent.research.reading import page_subject
 from quest.search.tokens import normalise
@@ -30,7 +30,6 @@ FUNCTION_WORDS = (
         | {"type", "sort", "form"}
     )
 )
-_WORD = re.compile(r"[^\W_][\w'-]*")
 
 
 @dataclass(frozen=True)
@@ -81,6 +80,6 @@ def _best(pages: list[Stated], words: set[str], used: set[str], noun: str) -> St
 def _words(text: str) -> set[str]:
     return {
         stem(normalise(word))
-        for word in _WORD.findall(text)
+        for word in STRAIGHT_WORD.findall(text)
         if word.casefold() not in FUNCTION_WORDS
     }

@@ -15,11 +15,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from quest.agent.research.compare import compare
+from quest.agent.research.describe import answer_kinds, described, what_each_is
+from quest.agent.research.patterns import WORD, YEAR_FIGURE
 from quest.agent.research.question import (
     Question,
     key_terms,
     phrases,
     ranked_lower,
+    required,
     scoped_elsewhere,
 )
 from quest.agent.research.roles import alias_of_asked, asks_person, doer, in_chain
@@ -45,11 +49,6 @@ LEAD = 1.5  # a page's first sentence says what matters most about its subject
 BRACKETED = 0.5  # "7,088 km (4,404 mi)": the bracketed amount converts the other
 NAMED, DEFINED = 2, 3  # typed by the words beside it ("the river Seine"), by its own page
 UNSTATED = 0.25  # a sentence about what the question names, stating none of what it asks
-_WORD = re.compile(r"[^\W_][\w'\u2019-]*")
-_YEAR = re.compile(
-    r"(?:(?<![\w.,])(1\d{3}|20\d{2})|(?<=AD )(\d{2,4})|(?<=in )(\d{3})"
-    r"|(\d{2,4})(?= (?:AD|BC|CE)\b))(?![\w%]|,\d|\.\d|\s*(?:km|m|ft|metres|people)\b)"
-)
 _PERSONAL = re.compile(r"^(He|She|They)\s+(?=[a-z])|^(His|Her|Their)\s+(?=[a-z])")
 _MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
 _MONTH_AFTER = re.compile(rf"\s+(?:{_MONTHS})\b")
@@ -122,8 +121,6 @@ def extract(
     the question's own searches ranked first (research.describe)."""
     shape = Shape(question)
     if shape.comparison is not None:
-        from quest.agent.research.compare import compare
-
         return compare(shape, said)
     found = ranked(question, said, exclude, retrieved=retrieved)
     return found[0] if found else None
@@ -141,8 +138,6 @@ def ranked(
     names things that cannot be the answer (what an earlier hop asked about). For a question
     that asks for a kind of thing ("which river"), `typed_only` keeps the candidates said to be
     one, by their own page if any is, else by the words around them."""
-    from quest.agent.research.describe import answer_kinds, what_each_is
-
     shape, asked = Shape(question), Question(question)
     kinds = answer_kinds(question)  # "which river", or the noun asked for: "the language of"
     tallies: dict[str, Tally] = {}
@@ -175,7 +170,7 @@ def ranked(
                 continue  # "At 7,088 km long, it is ... such as the Amazon": the Nile's length
             if _bracketed(item.text, at):
                 factor *= BRACKETED
-            size = len(_WORD.findall(text))
+            size = len(WORD.findall(text))
             score = weight * _closeness(item.text, at, hits, size) * factor
             count(tallies, text, item, score, strength)
     _count_described(tallies, question, shape, asked, said, exclude, retrieved)
@@ -201,8 +196,6 @@ def _count_described(
     retrieved: Sequence[str],
 ) -> None:
     """Counts the subjects of the pages the question describes (research.describe)."""
-    from quest.agent.research.describe import described
-
     for page in described(question, said, exclude, retrieved=retrieved):
         stated = Said(page.sentence, page.url, page.subject)
         if asks_person(shape):
@@ -242,18 +235,6 @@ def _relevance(asked: Question, shape: Shape, item: Said) -> tuple[float, frozen
     return share + UNSTATED * stated, hits
 
 
-def required(asked: Question) -> list[str]:
-    """The named things a sentence or page must name to be about the question: those outside
-    the answer's type words ("Italian" in "Which Italian city" says what the answer is)."""
-    return [e for e in asked.entities if not _qualifies_type(e, asked.text)]
-
-
-def _qualifies_type(name: str, question: str) -> bool:
-    """Whether the name stands between "which" and the noun of the kind asked for."""
-    pattern = rf"\b(?:[Ww]hich|[Ww]hat)\s+{re.escape(name)}\s+[a-z]"
-    return re.search(pattern, question) is not None
-
-
 def _measure_cues(shape: Shape) -> set[str]:
     words = set(shape.words)
     cues: set[str] = set()
@@ -266,7 +247,7 @@ def _measure_cues(shape: Shape) -> set[str]:
 def _candidates(asked: Question, shape: Shape, item: Said) -> list[tuple[str, int]]:
     """(candidate, word position) pairs of the sentence for the question's kind of answer."""
     if shape.kind == YEAR:
-        years = ((m.group(m.lastindex or 1), m.start()) for m in _YEAR.finditer(item.text))
+        years = ((m.group(m.lastindex or 1), m.start()) for m in YEAR_FIGURE.finditer(item.text))
         lives = bool({"born", "died", "die", "birth", "death"} & set(shape.words))
         return [
             (y, _position(item.text, at))
@@ -328,7 +309,7 @@ def _amounts(asked: Question, shape: Shape, text: str) -> list[tuple[str, int]]:
         value, scale, unit = match.group(1), match.group(2), match.group(3)
         start, end, unit_name = match.start(), match.end(), (unit or "").strip()
         bare = not scale and not unit and "," not in value
-        if value.replace(",", "") in asked.numbers or (bare and _YEAR.fullmatch(value)):
+        if value.replace(",", "") in asked.numbers or (bare and YEAR_FIGURE.fullmatch(value)):
             continue
         if _PERCENT.match(text, end) or (counts and unit not in {None, *HEADS}):
             continue
@@ -348,7 +329,7 @@ def _amounts(asked: Question, shape: Shape, text: str) -> list[tuple[str, int]]:
 
 
 def _position(text: str, offset: int) -> int:
-    return len(_WORD.findall(text[: max(0, offset)]))
+    return len(WORD.findall(text[: max(0, offset)]))
 
 
 def owned_elsewhere(item: Said, at: int, asked: Question) -> bool:
@@ -362,7 +343,7 @@ def owned_elsewhere(item: Said, at: int, asked: Question) -> bool:
     if not own_terms:
         return False  # "Voyages of Christopher Columbus": about what is asked
     mentions = []
-    for i, word in enumerate(w.casefold() for w in _WORD.findall(item.text)):
+    for i, word in enumerate(w.casefold() for w in WORD.findall(item.text)):
         stems = set(key_terms(word))
         if stems & asked.entity_terms:
             mentions.append((i, False))
@@ -377,7 +358,7 @@ def owned_elsewhere(item: Said, at: int, asked: Question) -> bool:
 def _closeness(text: str, at: int, hits: frozenset[str], size: int = 1) -> float:
     """1 next to one of the question's words, half at PROXIMITY words, less further. The
     candidate's own words do not count: "Maloti Mountains" is not near "mountain" by itself."""
-    words = _WORD.findall(text)
+    words = WORD.findall(text)
     positions = [
         i
         for i, w in enumerate(words)
@@ -395,8 +376,8 @@ def _typed(
     """A score factor, and how surely the words around the candidate say it is what is asked
     for: 2 by the type word ("the river Seine"), 1 by its form ("in Agra", "by Leonardo da
     Vinci", an amount with a unit), 0 not at all."""
-    words = [w.casefold() for w in _WORD.findall(text)]
-    size = len(_WORD.findall(candidate))
+    words = [w.casefold() for w in WORD.findall(text)]
+    size = len(WORD.findall(candidate))
     before = words[max(0, at - TYPE_WINDOW) : at]
     after = words[at + size : at + size + TYPE_WINDOW]
     head = words[at + size - 1 : at + size]  # "Seine River", not "Food preservation"
@@ -427,7 +408,7 @@ def _typed(
 
 def _bracketed(text: str, at: int) -> bool:
     """Whether the word at `at` stands inside brackets: "7,088 km (4,404 mi)" converts."""
-    starts = [match.start() for match in _WORD.finditer(text)]
+    starts = [match.start() for match in WORD.finditer(text)]
     before = text[: starts[at]] if at < len(starts) else text
     return before.count("(") > before.count(")")
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from quest.agent.research.describe import what_each_is
 from quest.agent.research.parts import ENTITY, NUMBER, YEAR, Part, split_parts
+from quest.agent.research.patterns import LEADING_ARTICLE, STRAIGHT_WORD
 from quest.agent.research.question import Question, key_terms
 from quest.agent.research.shape import ATTRIBUTES, Shape
 from quest.agent.research.tallies import Found, Said, answer_line, fold
@@ -75,8 +76,6 @@ _SEA_LEVEL = re.compile(
 )
 SEA_LEVEL = "elevation"
 _BRACKETS = re.compile(r"\s*\([^()]*\)")
-_LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
-_WORD = re.compile(r"[^\W_][\w'-]*")
 _YEAR = re.compile(r"\b\d{3,4}\b")
 
 
@@ -170,7 +169,7 @@ def _about(text: str, subject: str) -> bool:
 
 def _value(raw: str) -> str:
     value = _VALUE_END.split(raw.strip().rstrip("."), maxsplit=1)[0].strip()
-    value = _LEADING_ARTICLE.sub("", value)
+    value = LEADING_ARTICLE.sub("", value)
     return value if len(value.split()) <= MAX_VALUE_WORDS else ""
 
 
@@ -237,7 +236,7 @@ def _best(
 
 def _words(text: str) -> list[str]:
     """The text's words as terms, in order; "" for a word that carries no content."""
-    return [terms[0] if (terms := key_terms(word)) else "" for word in _WORD.findall(text)]
+    return [terms[0] if (terms := key_terms(word)) else "" for word in STRAIGHT_WORD.findall(text)]
 
 
 def _asked(words: list[str], attribute: str, kind: str) -> float:

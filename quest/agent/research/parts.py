@@ -13,6 +13,7 @@ import itertools
 import re
 from dataclasses import dataclass
 
+from quest.agent.research.patterns import WORD
 from quest.agent.research.question import stem
 from quest.search.tokens import normalise
 from quest.text.sentences import split_sentences
@@ -37,7 +38,6 @@ TIMES = frozenset({"year", "when", "date", "century"})
 HEADCOUNTS = frozenset({"people", "inhabitants", "residents", "persons"})
 POPULATION = "population"
 PLACINGS = frozenset({"in", "on", "at", "near", "from"})
-_WORD = re.compile(r"[^\W_][\w'\u2019-]*")
 _BOUNDARY = re.compile(r",?\s+and\s+|,\s*|;\s*")
 
 
@@ -59,7 +59,7 @@ def split_parts(question: str) -> tuple[Part, ...]:
     fragments: list[str] = []
     for number, sentence in enumerate(split_sentences(question)):
         for fragment in _BOUNDARY.split(sentence.strip().rstrip("?.!").strip()):
-            words = [w.lower() for w in _WORD.findall(fragment)]
+            words = [w.lower() for w in WORD.findall(fragment)]
             if _starts_a_part(words) or (words and not fragments):
                 fragments.append(fragment)
             elif fragments and words and number == 0:
@@ -82,7 +82,7 @@ def _starts_a_part(words: list[str]) -> bool:
 
 
 def _part(text: str, later: bool) -> Part:
-    words = [w.lower() for w in _WORD.findall(text)]
+    words = [w.lower() for w in WORD.findall(text)]
     head = _head(words)
     refers = later and any(word in PRONOUNS for word in words)
     if head in TIMES or "when" in words[:2]:

@@ -307,3 +307,15 @@ def scoped_elsewhere(text: str, places: Sequence[str]) -> frozenset[str]:
         inside = scope is not None and not any(n in fold(scope.group(1)) for n in named)
         scopes.setdefault(stem(word), set()).add(inside)
     return frozenset(word for word, inside in scopes.items() if inside == {True})
+
+
+def required(asked: Question) -> list[str]:
+    """The named things a sentence or page must name to be about the question: those outside
+    the answer's type words ("Italian" in "Which Italian city" says what the answer is)."""
+    return [e for e in asked.entities if not _qualifies_type(e, asked.text)]
+
+
+def _qualifies_type(name: str, question: str) -> bool:
+    """Whether the name stands between "which" and the noun of the kind asked for."""
+    pattern = rf"\b(?:[Ww]hich|[Ww]hat)\s+{re.escape(name)}\s+[a-z]"
+    return re.search(pattern, question) is not None

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
+from quest.agent.research.patterns import LEADING_ARTICLE, STRAIGHT_WORD
 from quest.agent.research.question import key_terms, phrases
 
 PERSON, PLACE, YEAR, NUMBER, THING = "person", "place", "year", "number", "thing"
@@ -115,8 +116,6 @@ _BRIDGE = re.compile(
 )
 _THE = re.compile(r"\bthe\s")
 _OPTIONS = re.compile(r"([^,?]+?)\s+or\s+([^,?]+)")
-_WORD = re.compile(r"[^\W_][\w'-]*")
-_LEADING = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 _COMPARISON_SPLIT = re.compile(r",\s*")
 
 
@@ -140,14 +139,14 @@ class Shape:
 
     @cached_property
     def words(self) -> list[str]:
-        return [w.casefold() for w in _WORD.findall(self.text)]
+        return [w.casefold() for w in STRAIGHT_WORD.findall(self.text)]
 
     @cached_property
     def type_words(self) -> frozenset[str]:
         """The words after which/what up to the verb: "which Italian city is" -> {italian,
         city}; "who" gives none. An article or a name after the noun starts the rest of the
         question: "In which country the Eiffel Tower is" -> {country}."""
-        words = _WORD.findall(self.text.split(",")[0])
+        words = STRAIGHT_WORD.findall(self.text.split(",")[0])
         start = next((i for i, w in enumerate(words) if w.casefold() in {"which", "what"}), -1)
         found: list[str] = []
         for word in words[start + 1 : start + 5] if start >= 0 else []:
@@ -266,13 +265,13 @@ def _options(text: str) -> tuple[str, str] | None:
 
 
 def _last_name(text: str) -> str:
-    found = phrases(_LEADING.sub("", text.strip()), skip_first=False)
-    return _LEADING.sub("", found[-1]) if found else ""
+    found = phrases(LEADING_ARTICLE.sub("", text.strip()), skip_first=False)
+    return LEADING_ARTICLE.sub("", found[-1]) if found else ""
 
 
 def _first_name(text: str) -> str:
-    found = phrases(_LEADING.sub("", text.strip().rstrip("?")), skip_first=False)
-    return _LEADING.sub("", found[0]) if found else ""
+    found = phrases(LEADING_ARTICLE.sub("", text.strip().rstrip("?")), skip_first=False)
+    return LEADING_ARTICLE.sub("", found[0]) if found else ""
 
 
 def _bridge_question(noun: str, link: str, rest: str) -> str:

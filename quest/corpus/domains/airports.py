@@ -19,12 +19,12 @@ from collections.abc import Mapping, Sequence
 
 from quest.corpus.domains.common import (
     Countries,
+    Package,
     Publisher,
     current_countries,
     domain_url,
     folded,
     geonames,
-    provenance,
 )
 from quest.corpus.domains.model import DomainData, Entity
 from quest.corpus.geonames import geonames_url
@@ -33,9 +33,7 @@ from quest.corpus.packages import package_file
 from quest.corpus.text import number
 
 NAME = "airports"
-PIP_NAME = "airportsdata"
-SOURCE = "airportsdata"
-LICENCE = "MIT"
+PACKAGE = Package("airportsdata", "airportsdata", "MIT")
 SMALL_COUNTRY = 3  # a country with at most this many IATA airports keeps them all
 FEET_PER_METRE = 3.28084
 MILITARY = ("air base", "air force", "airbase", "raf ", "army", "naval", "heliport", "afb")
@@ -54,13 +52,7 @@ def country_airports_url(iso: str) -> str:
 def build_airports(fetched_at: str) -> DomainData:
     data = DomainData(NAME)
     countries = current_countries()
-    site = Publisher(
-        SOURCE,
-        LICENCE,
-        provenance(PIP_NAME, "airportsdata's airports.csv", LICENCE),
-        fetched_at,
-        "Aviation",
-    )
+    site = PACKAGE.publisher("airportsdata's airports.csv", fetched_at, "Aviation")
     cities = _cities()
     kept = _kept(data, _rows(), countries, cities)
     by_country: dict[str, list[Row]] = defaultdict(list)
@@ -73,12 +65,12 @@ def build_airports(fetched_at: str) -> DomainData:
 
 
 def _rows() -> list[Row]:
-    path = package_file("airportsdata", "airports.csv", pip_name=PIP_NAME)
+    path = package_file("airportsdata", "airports.csv", pip_name=PACKAGE.pip_name)
     try:
         with path.open(encoding="utf-8", newline="") as file:
             return list(csv.DictReader(file))
     except (OSError, csv.Error) as exc:
-        raise CorpusError(f"{PIP_NAME}: cannot read airports.csv: {exc}") from None
+        raise CorpusError(f"{PACKAGE.pip_name}: cannot read airports.csv: {exc}") from None
 
 
 def _cities() -> dict[tuple[str, str], tuple[str, str]]:

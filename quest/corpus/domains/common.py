@@ -68,6 +68,21 @@ class Publisher:
         )
 
 
+@dataclass(frozen=True)
+class Package:
+    """The installed package a domain reads: its name for pip, the source its pages name (the
+    package's own, or the data set it ships) and the licence of that data."""
+
+    pip_name: str
+    source: str
+    licence: str
+
+    def publisher(self, detail: str, fetched_at: str, topic: str) -> Publisher:
+        """The domain's publisher; `detail` says what of the package its facts come from."""
+        footer = provenance(self.pip_name, detail, self.licence)
+        return Publisher(self.source, self.licence, footer, fetched_at, topic)
+
+
 @functools.lru_cache(maxsize=65_536)  # the same names, looked up again and again
 def folded(name: str) -> str:
     """ "Hagåtña" and "Hagatna" are one name: accents, case and spacing aside."""

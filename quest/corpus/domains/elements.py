@@ -15,16 +15,14 @@ import sqlite3
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from quest.corpus.domains.common import Publisher, country_iso, domain_url, provenance
+from quest.corpus.domains.common import Package, Publisher, country_iso, domain_url
 from quest.corpus.domains.model import DomainData, Entity
 from quest.corpus.model import CorpusError
 from quest.corpus.packages import package_file
 from quest.corpus.text import listing, number
 
 NAME = "elements"
-PIP_NAME = "mendeleev"
-SOURCE = "mendeleev"
-LICENCE = "MIT"
+PACKAGE = Package("mendeleev", "mendeleev", "MIT")
 ANCIENT = "known to the ancients"
 
 Row = Mapping[str, Any]
@@ -48,26 +46,20 @@ def element_url(symbol: str) -> str:
 
 def build_elements(fetched_at: str) -> DomainData:
     data = DomainData(NAME)
-    site = Publisher(
-        SOURCE,
-        LICENCE,
-        provenance(PIP_NAME, "mendeleev's elements.db", LICENCE),
-        fetched_at,
-        "Chemistry",
-    )
+    site = PACKAGE.publisher("mendeleev's elements.db", fetched_at, "Chemistry")
     for row in _rows():
         _element(data, row, site)
     return data
 
 
 def _rows() -> Iterator[Row]:
-    path = package_file("mendeleev", "elements.db", pip_name=PIP_NAME)
+    path = package_file("mendeleev", "elements.db", pip_name=PACKAGE.pip_name)
     try:
         with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as connection:
             connection.row_factory = sqlite3.Row
             rows = [dict(row) for row in connection.execute(_QUERY)]
     except sqlite3.Error as exc:
-        raise CorpusError(f"{PIP_NAME}: cannot read elements.db: {exc}") from None
+        raise CorpusError(f"{PACKAGE.pip_name}: cannot read elements.db: {exc}") from None
     yield from rows
 
 

@@ -22,10 +22,10 @@ from dataclasses import dataclass
 
 from quest.corpus.domains.common import (
     Countries,
+    Package,
     Publisher,
     current_countries,
     domain_url,
-    provenance,
 )
 from quest.corpus.domains.model import DomainData, Entity
 from quest.corpus.model import CorpusError
@@ -33,9 +33,7 @@ from quest.corpus.packages import package_file
 from quest.corpus.text import language, listing, number
 
 NAME = "languages"
-PIP_NAME = "language-data"
-SOURCE = "cldr"
-LICENCE = "Unicode-3.0 (CLDR data; package MIT)"
+PACKAGE = Package("language-data", "cldr", "Unicode-3.0 (CLDR data; package MIT)")
 MIN_SPEAKERS = 1_000_000
 STATUS = {
     "official": ("official_in", "{} is an official language of {}."),
@@ -65,13 +63,7 @@ def country_languages_url(iso: str) -> str:
 def build_languages(fetched_at: str) -> DomainData:
     data = DomainData(NAME)
     countries = current_countries()
-    site = Publisher(
-        SOURCE,
-        LICENCE,
-        provenance(PIP_NAME, "CLDR's territory and language data", LICENCE),
-        fetched_at,
-        "Languages",
-    )
+    site = PACKAGE.publisher("CLDR's territory and language data", fetched_at, "Languages")
     usages = _usages(data, countries)
     by_language: dict[str, list[Usage]] = defaultdict(list)
     for usage in usages:
@@ -94,11 +86,11 @@ def _notable(usages: list[Usage]) -> bool:
 
 
 def _usages(data: DomainData, countries: Countries) -> list[Usage]:
-    path = package_file("language_data", "data/supplementalData.xml", pip_name=PIP_NAME)
+    path = package_file("language_data", "data/supplementalData.xml", pip_name=PACKAGE.pip_name)
     try:
         info = ET.parse(path).getroot().find("territoryInfo")
     except (OSError, ET.ParseError) as exc:
-        raise CorpusError(f"{PIP_NAME}: cannot read supplementalData.xml: {exc}") from None
+        raise CorpusError(f"{PACKAGE.pip_name}: cannot read supplementalData.xml: {exc}") from None
     chosen: dict[tuple[str, str], Usage] = {}
     for territory in info if info is not None else ():
         iso = str(territory.get("type"))

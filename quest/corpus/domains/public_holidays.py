@@ -16,18 +16,16 @@ from datetime import date
 
 from quest.corpus.domains.common import (
     Countries,
+    Package,
     Publisher,
     current_countries,
     domain_url,
-    provenance,
 )
 from quest.corpus.domains.model import DomainData, Entity
 from quest.corpus.text import number
 
 NAME = "holidays"
-PIP_NAME = "holidays"
-SOURCE = "holidays"
-LICENCE = "MIT"
+PACKAGE = Package("holidays", "holidays", "MIT")
 YEAR = 2026
 ENGLISH = ("en_US", "en_GB")
 
@@ -41,13 +39,7 @@ def build_holidays(fetched_at: str) -> DomainData:
 
     data = DomainData(NAME)
     countries = current_countries()
-    site = Publisher(
-        SOURCE,
-        LICENCE,
-        provenance(PIP_NAME, f"the holidays package's rules for {YEAR}", LICENCE),
-        fetched_at,
-        "Culture",
-    )
+    site = PACKAGE.publisher(f"the holidays package's rules for {YEAR}", fetched_at, "Culture")
     for iso in sorted(code for code in holidays.list_supported_countries() if len(code) == 2):
         if countries.get(iso) is None:
             data.drop(f"holidays of {iso}", "not a current ISO 3166-1 country")

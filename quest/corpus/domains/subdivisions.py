@@ -16,18 +16,16 @@ import pycountry
 
 from quest.corpus.domains.common import (
     Countries,
+    Package,
     Publisher,
     current_countries,
     domain_url,
-    provenance,
 )
 from quest.corpus.domains.model import DomainData, Entity
 from quest.corpus.text import listing, number
 
 NAME = "subdivisions"
-PIP_NAME = "pycountry"
-SOURCE = "pycountry"
-LICENCE = "LGPL-2.1"
+PACKAGE = Package("pycountry", "pycountry", "LGPL-2.1")
 
 
 def subdivisions_url(iso: str) -> str:
@@ -37,13 +35,7 @@ def subdivisions_url(iso: str) -> str:
 def build_subdivisions(fetched_at: str) -> DomainData:
     data = DomainData(NAME)
     countries = current_countries()
-    site = Publisher(
-        SOURCE,
-        LICENCE,
-        provenance(PIP_NAME, "ISO 3166-2 as pycountry ships it", LICENCE),
-        fetched_at,
-        "Geography",
-    )
+    site = PACKAGE.publisher("ISO 3166-2 as pycountry ships it", fetched_at, "Geography")
     by_country: dict[str, list[Any]] = defaultdict(list)
     for subdivision in pycountry.subdivisions:
         if subdivision.parent_code is None:

@@ -15,12 +15,12 @@ from __future__ import annotations
 from typing import Any
 
 from quest.corpus.domains.common import (
+    Package,
     Publisher,
     current_countries,
     domain_url,
     folded,
     geonames,
-    provenance,
     same_place,
 )
 from quest.corpus.domains.model import DomainData, Entity
@@ -28,9 +28,7 @@ from quest.corpus.geonames import geonames_url
 from quest.corpus.text import listing
 
 NAME = "us_states"
-PIP_NAME = "us"
-SOURCE = "us"
-LICENCE = "BSD-3-Clause"
+PACKAGE = Package("us", "us", "BSD-3-Clause")
 
 
 def us_state_url(abbr: str) -> str:
@@ -41,13 +39,7 @@ def build_us_states(fetched_at: str) -> DomainData:
     import us  # small: its one dependency is jellyfish, for fuzzy name lookup
 
     data = DomainData(NAME)
-    site = Publisher(
-        SOURCE,
-        LICENCE,
-        provenance(PIP_NAME, "the us package's table of states", LICENCE),
-        fetched_at,
-        "Geography",
-    )
+    site = PACKAGE.publisher("the us package's table of states", fetched_at, "Geography")
     cities = _state_cities()
     for state in [*us.states.STATES, us.states.DC, *us.states.TERRITORIES]:
         _state(data, state, cities, site)

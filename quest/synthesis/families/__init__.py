@@ -24,6 +24,7 @@ import random
 from collections.abc import Callable
 
 from quest.synthesis.facts import Draft, Unbuildable
+from quest.synthesis.families.brief import Brief
 from quest.synthesis.families.counting import AGGREGATES, aggregation_draft
 from quest.synthesis.families.fanout import fanout_draft
 from quest.synthesis.families.hops import chain_draft
@@ -39,7 +40,7 @@ CHAIN_ENDS: dict[str, list[str]] = {
     "subdivisions": ["subdivision_count"],
     "holidays": ["public_holiday_count"],
 }
-Builder = Callable[..., Draft]
+Builder = Callable[[Brief], Draft]
 
 
 def domain_draft(
@@ -59,9 +60,7 @@ def domain_draft(
         topic = rng.choice(topics)
         build = _family(topic, breadth, depth, rng)
         try:
-            return build(
-                graph, topic=topic, breadth=breadth, depth=depth, rng=rng, has_page=has_page
-            )
+            return build(Brief(graph, topic, breadth, depth, rng, has_page))
         except Unbuildable as error:
             reasons.append(str(error))
     raise Unbuildable("; ".join(dict.fromkeys(reasons)))
@@ -80,44 +79,16 @@ def _family(topic: str, breadth: int, depth: int, rng: random.Random) -> Builder
     return rng.choice(others) if others else _chain
 
 
-def _chain(
-    graph: DomainGraph,
-    *,
-    topic: str,
-    breadth: int,
-    depth: int,
-    rng: random.Random,
-    has_page: Callable[[str], bool],
-) -> Draft:
-    ends = CHAIN_ENDS.get(topic, [])
-    return chain_draft(graph, ends=ends, depth=depth, breadth=breadth, rng=rng, has_page=has_page)
+def _chain(brief: Brief) -> Draft:
+    return chain_draft(brief, CHAIN_ENDS.get(brief.topic, []))
 
 
-def _element_chain(
-    graph: DomainGraph,
-    *,
-    topic: str,
-    breadth: int,
-    depth: int,
-    rng: random.Random,
-    has_page: Callable[[str], bool],
-) -> Draft:
+def _element_chain(brief: Brief) -> Draft:
     """Element → the country it was discovered in → its highest airport → that airport's
     elevation: the chain an element's seed of depth class D3 gets (its topic is then the
     airports')."""
-    return chain_draft(
-        graph, ends=["elevation"], depth=depth, breadth=breadth, rng=rng, has_page=has_page
-    )
+    return chain_draft(brief, ["elevation"])
 
 
-def _fanout(
-    graph: DomainGraph,
-    *,
-    topic: str,
-    breadth: int,
-    depth: int,
-    rng: random.Random,
-    has_page: Callable[[str], bool],
-) -> Draft:
-    ends = CHAIN_ENDS.get(topic, [])
-    return fanout_draft(graph, ends=ends, depth=depth, breadth=breadth, rng=rng, has_page=has_page)
+def _fanout(brief: Brief) -> Draft:
+    return fanout_draft(brief, CHAIN_ENDS.get(brief.topic, []))

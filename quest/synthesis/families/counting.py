@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from quest.corpus.text import listing
 from quest.synthesis.categories import domain_of_url
 from quest.synthesis.facts import EXACT_ASK, Draft, Fact, Unbuildable, group, leaf, oracle
+from quest.synthesis.families.brief import Brief
 from quest.synthesis.families.factbook import figure_fact, official_languages_fact, operand_leaves
 from quest.synthesis.kg_domains import DomainGraph
 
@@ -88,19 +89,12 @@ AGGREGATES: dict[str, list[Aggregate]] = {
 }
 
 
-def aggregation_draft(
-    graph: DomainGraph,
-    *,
-    topic: str,
-    depth: int,
-    breadth: int,
-    rng: random.Random,
-    has_page: Callable[[str], bool],
-) -> Draft:
+def aggregation_draft(brief: Brief) -> Draft:
+    topic, rng, depth, breadth = brief.topic, brief.rng, brief.depth, brief.breadth
     if depth > 2:
         raise Unbuildable(f"no aggregation of depth class D{depth}")
     if topic == "languages":
-        return _language_count(graph, depth=depth, breadth=breadth, rng=rng, has_page=has_page)
+        return _language_count(brief)
     if topic not in AGGREGATES:
         raise Unbuildable(f"no {topic} aggregation")
     n = {1: 2, 2: rng.randint(2, 5), 3: rng.randint(6, 7)}[breadth]
@@ -108,7 +102,7 @@ def aggregation_draft(
     if not options:
         raise Unbuildable(f"no {topic} aggregation over {n} operands")
     aggregate = rng.choice(options)
-    facts = _operands(graph, aggregate, n, rng, has_page)
+    facts = _operands(brief.graph, aggregate, n, rng, brief.has_page)
     if aggregate.operation == "difference":
         facts.sort(key=lambda f: f.check["value"], reverse=True)
         first, second = facts
@@ -152,23 +146,17 @@ def _operands(
     raise Unbuildable(f"fewer than {n} {aggregate.kind}s with distinct {aggregate.relation}")
 
 
-def _language_count(
-    graph: DomainGraph,
-    *,
-    depth: int,
-    breadth: int,
-    rng: random.Random,
-    has_page: Callable[[str], bool],
-) -> Draft:
+def _language_count(brief: Brief) -> Draft:
     """How many official languages a country has (B1: one country; B2 and B3: the sum over
     two to seven countries, each naming its languages)."""
+    graph, rng, depth, breadth = brief.graph, brief.rng, brief.depth, brief.breadth
     n = {1: 1, 2: rng.randint(2, 4), 3: rng.randint(6, 7)}[breadth]
     countries = graph.of_kind("country")
     rng.shuffle(countries)
     facts = [
         f
         for c in countries
-        if (f := official_languages_fact(graph, c.id)) is not None and has_page(f.url)
+        if (f := official_languages_fact(graph, c.id)) is not None and brief.has_page(f.url)
     ][:n]
     if len(facts) < n:
         raise Unbuildable(f"fewer than {n} countries with several official languages")

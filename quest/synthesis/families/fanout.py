@@ -19,6 +19,7 @@ from typing import Any
 from quest.corpus.text import listing
 from quest.synthesis.categories import domain_of_url
 from quest.synthesis.facts import EXACT_ASK, Draft, Unbuildable, group, leaf, oracle
+from quest.synthesis.families.brief import Brief
 from quest.synthesis.families.hops import ENDS, STARTS, Hop, end_hop
 from quest.synthesis.kg_domains import DomainGraph
 
@@ -33,22 +34,15 @@ _HOPS = {
 ATTEMPTS = 40  # starts tried before giving up
 
 
-def fanout_draft(
-    graph: DomainGraph,
-    *,
-    ends: list[str],
-    depth: int,
-    breadth: int,
-    rng: random.Random,
-    has_page: Callable[[str], bool],
-) -> Draft:
+def fanout_draft(brief: Brief, ends: list[str]) -> Draft:
+    depth, breadth, rng = brief.depth, brief.breadth, brief.rng
     usable = [e for e in ends if e in FANOUT_ENDS]
     if breadth < 2 or depth > 2 or not usable:
         raise Unbuildable(f"no side-by-side chains of class B{breadth}D{depth}")
     end = rng.choice(usable)
     n = 2 if breadth == 2 else 3 if depth == 1 else 4
     kind = rng.choice(("element", "airport"))
-    starts = _starts(graph, kind, end, n, rng, has_page)
+    starts = _starts(brief.graph, kind, end, n, rng, brief.has_page)
     winner = max(starts, key=lambda s: int(s[2][1].answer))
     named = [s[0] for s in starts]
     committed = leaf(

@@ -24,6 +24,7 @@ from typing import Any
 
 from quest.synthesis.categories import domain_of_url
 from quest.synthesis.facts import EXACT_ASK, Draft, Fact, Unbuildable, group, leaf, oracle
+from quest.synthesis.families.brief import Brief
 from quest.synthesis.families.factbook import figure_fact, highest_airport_fact, link_fact
 from quest.synthesis.kg_domains import DomainGraph
 
@@ -119,17 +120,10 @@ _FIRST_ASKS = {
 }
 
 
-def chain_draft(
-    graph: DomainGraph,
-    *,
-    ends: list[str],
-    depth: int,
-    breadth: int,
-    rng: random.Random,
-    has_page: Callable[[str], bool],
-) -> Draft:
+def chain_draft(brief: Brief, ends: list[str]) -> Draft:
     """A chain ending in one of `ends`, shaped for the class (depth 1: flat; 2: two nested
     hops; 3: three)."""
+    graph, depth, breadth, rng = brief.graph, brief.depth, brief.breadth, brief.rng
     end = rng.choice([e for e in ends if (e == "elevation") == (depth == 3)] or ends)
     if depth == 3:
         start_kind = "element" if end == "elevation" else "language"
@@ -145,7 +139,7 @@ def chain_draft(
         hops += [last] if last else []
     if len(hops) < 2 or hops[-1].fact.key != end or hops[-1].target == start:
         raise Unbuildable(f"{named}: no {end} at the end of the chain")
-    if not all(has_page(h.fact.url) for h in hops):
+    if not all(brief.has_page(h.fact.url) for h in hops):
         raise Unbuildable(f"{named}: a hop's page is not in the corpus")
     if (depth != 3 and len(hops) != 2) or (depth == 3 and len(hops) != 3):
         raise Unbuildable(f"{named}: {len(hops)} hops for depth class D{depth}")

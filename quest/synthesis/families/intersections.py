@@ -29,6 +29,7 @@ from quest.synthesis.facts import (
     leaf,
     oracle,
 )
+from quest.synthesis.families.brief import Brief
 from quest.synthesis.families.factbook import figure_fact, link_fact
 from quest.synthesis.kg_domains import DomainGraph
 from quest.text.words import number_word
@@ -56,15 +57,8 @@ class Intersection:
     anchor: str  # the entity both conditions hang on (the language, the country)
 
 
-def intersection_draft(
-    graph: DomainGraph,
-    *,
-    topic: str,
-    depth: int,
-    breadth: int,
-    rng: random.Random,
-    has_page: Callable[[str], bool],
-) -> Draft:
+def intersection_draft(brief: Brief) -> Draft:
+    topic, depth, breadth, rng = brief.topic, brief.depth, brief.breadth, brief.rng
     if depth > 2 or (breadth == 3 and depth == 1):
         raise Unbuildable(f"no intersection of class B{breadth}D{depth}")
     builder = BUILDERS.get(topic)
@@ -72,7 +66,7 @@ def intersection_draft(
         raise Unbuildable(f"no {topic} intersection")
     # Flat (D1), the slots and the padding guard are the layer: three to five slots for B2.
     k = {1: 1, 2: rng.randint(3, 5) if depth == 1 else rng.randint(2, 4), 3: 6}[breadth]
-    found = builder(graph, rng, has_page)
+    found = builder(brief.graph, rng, brief.has_page)
     if len(found.valid) <= k or not found.near:
         raise Unbuildable(f"{len(found.valid)} valid {found.noun} for {k} slots")
     return _assemble(found, k, depth, rng)

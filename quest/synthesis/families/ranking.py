@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from quest.corpus.text import listing
 from quest.synthesis.categories import domain_of_url
 from quest.synthesis.facts import EXACT_ASK, Draft, Fact, Unbuildable, group, leaf, oracle
+from quest.synthesis.families.brief import Brief
 from quest.synthesis.families.factbook import (
     figure_fact,
     holiday_date_fact,
@@ -127,22 +128,15 @@ RANKINGS: dict[str, list[Ranking]] = {
 }
 
 
-def ranking_draft(
-    graph: DomainGraph,
-    *,
-    topic: str,
-    depth: int,
-    breadth: int,
-    rng: random.Random,
-    has_page: Callable[[str], bool],
-) -> Draft:
+def ranking_draft(brief: Brief) -> Draft:
+    topic, depth, breadth, rng = brief.topic, brief.depth, brief.breadth, brief.rng
     if depth > 2 or topic not in RANKINGS:
         raise Unbuildable(f"no {topic} ranking of depth class D{depth}")
     ranking = rng.choice(RANKINGS[topic])
     n = {1: 2, 2: rng.randint(2, 5), 3: rng.randint(6, 7)}[breadth]
     if depth == 2 and breadth == 2:
         n = rng.randint(2, 5)
-    facts, country = _draw(graph, ranking, n, rng, has_page)
+    facts, country = _draw(brief.graph, ranking, n, rng, brief.has_page)
     order = sorted(facts, key=_key, reverse=ranking.highest)
     winner = order[0].subject
     names = [f.subject for f in facts]

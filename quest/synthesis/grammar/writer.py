@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from quest.synthesis.grammar.canonical import CANONICAL_SAY
 from quest.synthesis.grammar.lexicon import ANSWER_UNITS, PADDING_NOTES, WORDINGS, Wording
@@ -19,6 +19,10 @@ from quest.synthesis.grammar.render import (
 )
 
 _NO_SUBJECT = frozenset({"identity", "raw"})
+# Lays out one run of claims that share a wording: bullets, a table, dashes.
+Listing = Callable[[Wording, Sequence[Claim], Style, Citer], str]
+# Writes the claims about one subject: with pronouns, in appositions.
+About = Callable[[Sequence[Claim], Style, Citer], str]
 
 
 def write(material: Material, style: Style = DEFAULT, claims: Sequence[Claim] | None = None) -> Doc:
@@ -79,17 +83,13 @@ def sentence(claim: Claim, style: Style, citer: Citer, template: int | None = No
 
 
 def body_blocks(claims: Sequence[Claim], style: Style, citer: Citer) -> Iterable[str]:
-    shapes = {
-        "pronoun": _pronoun_blocks,
-        "apposition": _apposition_blocks,
-        "bullets": _bullet_blocks,
-        "table": _table_blocks,
-        "dash": _dash_blocks,
-    }
-    shape = shapes.get(style.shape)
-    if shape is None:
-        return [" ".join(sentence(c, style, citer) for c in claims)]
-    return shape(claims, style, citer)
+    listings: dict[str, Listing] = {"bullets": _bullets, "table": _table, "dash": _dashes}
+    if style.shape in listings:
+        return _listing_blocks(claims, style, citer, listings[style.shape])
+    abouts: dict[str, About] = {"pronoun": _pronouns, "apposition": _appositions}
+    if style.shape in abouts:
+        return _subject_blocks(claims, style, citer, abouts[style.shape])
+    return [" ".join(sentence(c, style, citer) for c in claims)]
 
 
 def _by_subject(claims: Sequence[Claim]) -> list[list[Claim]]:
@@ -99,15 +99,21 @@ def _by_subject(claims: Sequence[Claim]) -> list[list[Claim]]:
     return list(order.values())
 
 
-def _pronoun_blocks(claims: Sequence[Claim], style: Style, citer: Citer) -> list[str]:
+def _subject_blocks(claims: Sequence[Claim], style: Style, citer: Citer, about: About) -> list[str]:
+    """A block for each subject's claims, written by `about`; claims without a subject read as
+    sentences."""
     out = []
     for group in _by_subject(claims):
         if not group[0].subject or group[0].relation in _NO_SUBJECT:
             out.append(" ".join(sentence(c, style, citer) for c in group))
-            continue
-        lead = f"Then there is {subject_text(group[0], style)}."
-        out.append(" ".join([lead, *(_pronoun_sentence(c, style, citer) for c in group)]))
+        else:
+            out.append(about(group, style, citer))
     return out
+
+
+def _pronouns(group: Sequence[Claim], style: Style, citer: Citer) -> str:
+    lead = f"Then there is {subject_text(group[0], style)}."
+    return " ".join([lead, *(_pronoun_sentence(c, style, citer) for c in group)])
 
 
 def _pronoun_sentence(claim: Claim, style: Style, citer: Citer) -> str:
@@ -119,16 +125,10 @@ def _pronoun_sentence(claim: Claim, style: Style, citer: Citer) -> str:
     return pattern.format(v=value_text(claim, style)) + citer.mark(claim.urls) + "."
 
 
-def _apposition_blocks(claims: Sequence[Claim], style: Style, citer: Citer) -> list[str]:
-    out = []
-    for group in _by_subject(claims):
-        if not group[0].subject or group[0].relation in _NO_SUBJECT:
-            out.append(" ".join(sentence(c, style, citer) for c in group))
-            continue
-        parts = [_appositive(c, style) + citer.mark(c.urls) for c in group]
-        joined = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-        out.append(f"I looked up {subject_text(group[0], style)}, {joined}.")
-    return out
+def _appositions(group: Sequence[Claim], style: Style, citer: Citer) -> str:
+    parts = [_appositive(c, style) + citer.mark(c.urls) for c in group]
+    joined = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return f"I looked up {subject_text(group[0], style)}, {joined}."
 
 
 def _appositive(claim: Claim, style: Style) -> str:
@@ -151,48 +151,43 @@ def _listed(claim: Claim, wording: Wording, style: Style) -> str:
     return f"{value} {wording.unit}" if wording.unit and claim.is_number else value
 
 
-def _bullet_blocks(claims: Sequence[Claim], style: Style, citer: Citer) -> list[str]:
+def _listing_blocks(
+    claims: Sequence[Claim], style: Style, citer: Citer, listing: Listing
+) -> list[str]:
+    """A block for each run of claims of one relation, laid out by `listing`; claims of a
+    relation without a wording read as sentences."""
     out = []
     for wording, group in _runs(claims):
         if wording is None:
             out.append(" ".join(sentence(c, style, citer) for c in group))
-            continue
-        rows = [
-            f"- {subject_text(c, style)}: {_listed(c, wording, style)}{citer.mark(c.urls)}"
-            for c in group
-        ]
-        out.append(f"{wording.label}:\n" + "\n".join(rows))
+        else:
+            out.append(listing(wording, group, style, citer))
     return out
 
 
-def _table_blocks(claims: Sequence[Claim], style: Style, citer: Citer) -> list[str]:
-    out = []
-    for wording, group in _runs(claims):
-        if wording is None:
-            out.append(" ".join(sentence(c, style, citer) for c in group))
-            continue
-        head = f"| {wording.kind} | {wording.label} | Source |\n|---|---|---|"
-        rows = [
-            f"| {subject_text(c, style)} | {_listed(c, wording, style)} |"
-            f"{citer.mark(c.urls) or ' -'} |"
-            for c in group
-        ]
-        out.append("\n".join([head, *rows]))
-    return out
+def _bullets(wording: Wording, group: Sequence[Claim], style: Style, citer: Citer) -> str:
+    rows = [
+        f"- {subject_text(c, style)}: {_listed(c, wording, style)}{citer.mark(c.urls)}"
+        for c in group
+    ]
+    return f"{wording.label}:\n" + "\n".join(rows)
 
 
-def _dash_blocks(claims: Sequence[Claim], style: Style, citer: Citer) -> list[str]:
-    out = []
-    for wording, group in _runs(claims):
-        if wording is None:
-            out.append(" ".join(sentence(c, style, citer) for c in group))
-            continue
-        rows = [
-            f"{subject_text(c, style)} — {_listed(c, wording, style)}{citer.mark(c.urls)}"
-            for c in group
-        ]
-        out.append(f"{wording.label}:\n\n" + "\n\n".join(rows))
-    return out
+def _table(wording: Wording, group: Sequence[Claim], style: Style, citer: Citer) -> str:
+    head = f"| {wording.kind} | {wording.label} | Source |\n|---|---|---|"
+    rows = [
+        f"| {subject_text(c, style)} | {_listed(c, wording, style)} |{citer.mark(c.urls) or ' -'} |"
+        for c in group
+    ]
+    return "\n".join([head, *rows])
+
+
+def _dashes(wording: Wording, group: Sequence[Claim], style: Style, citer: Citer) -> str:
+    rows = [
+        f"{subject_text(c, style)} — {_listed(c, wording, style)}{citer.mark(c.urls)}"
+        for c in group
+    ]
+    return f"{wording.label}:\n\n" + "\n\n".join(rows)
 
 
 def padding(claims: Sequence[Claim], style: Style, citer: Citer, size: int) -> list[str]:
