@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from quest.cli.common import UsageError, emit, guarded
+from quest.cli.progress import Fraction, counted, say
 from quest.corpus.domains import DOMAINS, DomainData, load_domains
 from quest.corpus.geo import load_geo
 from quest.corpus.geonames import MIN_CITY_POPULATION
@@ -102,24 +103,15 @@ def _documents(args: argparse.Namespace) -> Iterator[Document]:
 def _all(min_population: int) -> Iterator[Document]:
     """Everything the generators need: the Wikipedia summaries, the geographic pages, then
     every domain's pages, with a line on stderr as each part is read."""
-    yield from _counted("wiki", load_wikipedia())
-    yield from _counted("geo", load_geo(min_city_population=min_population))
+    yield from counted(load_wikipedia(), "wiki", "pages")
+    yield from counted(load_geo(min_city_population=min_population), "geo", "pages")
     yield from load_domains(PAGE_DOMAINS, on_progress=_domain_progress)
 
 
-def _counted(label: str, documents: Iterator[Document]) -> Iterator[Document]:
-    count = 0
-    for document in documents:
-        count += 1
-        yield document
-    print(f"{label}: {count:,} pages read", file=sys.stderr)
-
-
 def _domain_progress(data: DomainData) -> None:
-    print(
+    say(
         f"{data.name}: {len(data.documents):,} pages, {len(data.facts):,} facts, "
-        f"{len(data.dropped):,} left out",
-        file=sys.stderr,
+        f"{len(data.dropped):,} left out"
     )
 
 
@@ -143,7 +135,11 @@ def _index(args: argparse.Namespace) -> int:
         output["bm25"] = {"passages": bm25.passages, "seconds": round(bm25.seconds, 2)}
     if args.only in (None, "dense"):
         above = args.approximate_above if args.approximate_above is not None else APPROXIMATE_ABOVE
-        dense = dense_build(args.directory, on_progress=_Progress("dense"), approximate_above=above)
+        dense = dense_build(
+            args.directory,
+            on_progress=Fraction("dense", "passages embedded"),
+            approximate_above=above,
+        )
         output["dense"] = {
             "passages": dense.passages,
             "embedded": dense.embedded,
@@ -154,17 +150,3 @@ def _index(args: argparse.Namespace) -> int:
     output["modes"] = list(index_status(args.directory).modes)
     emit(output)
     return 0
-
-
-class _Progress:
-    """Prints `dense: 1,280/10,070 passages embedded` at most every 5%."""
-
-    def __init__(self, label: str) -> None:
-        self.label = label
-        self.shown = -1
-
-    def __call__(self, done: int, total: int) -> None:
-        step = done * 20 // total if total else 20
-        if step != self.shown:
-            self.shown = step
-            print(f"{self.label}: {done:,}/{total:,} passages embedded", file=sys.stderr)

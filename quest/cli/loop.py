@@ -25,6 +25,7 @@ from typing import Any
 import yaml
 
 from quest.cli.common import UsageError, emit, guarded
+from quest.cli.progress import say
 from quest.corpus import corpus_write, load_offline
 from quest.loop.config import (
     LoopError,
@@ -90,14 +91,14 @@ def _loop(args: argparse.Namespace) -> int:
     corpus = _corpus(args, directory)
     started = time.monotonic()
     try:
-        state = run_loop(directory, asked, corpus, say=_progress)
+        state = run_loop(directory, asked, corpus, say=say)
     except LoopStopped as stopped:
-        _progress(f"loop stopped at {stopped.stage}: {stopped.reason}")
+        say(f"loop stopped at {stopped.stage}: {stopped.reason}")
         if stopped.waiting:
             return WAITING
         raise UsageError(f"{stopped.stage}: {stopped.reason}") from None
     report = directory / "report.json"
-    _progress(f"loop: done in {(time.monotonic() - started) / 60:.1f} min this run; see {report}")
+    say(f"loop: done in {(time.monotonic() - started) / 60:.1f} min this run; see {report}")
     summary = json.loads(report.read_text(encoding="utf-8"))
     emit(
         {
@@ -151,12 +152,7 @@ def _corpus(args: argparse.Namespace, directory: Path) -> Path:
         return path
     path = directory / "corpus"
     if not (path / BM25).is_dir():
-        _progress(f"corpus: building the offline corpus and its BM25 index into {path}")
+        say(f"corpus: building the offline corpus and its BM25 index into {path}")
         corpus_write(path, load_offline())
         bm25_build(path)
     return path
-
-
-def _progress(line: str) -> None:
-    stamp = time.strftime("%H:%M:%S")
-    print(f"[{stamp}] {line}", file=sys.stderr, flush=True)

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from quest.cli.common import emit, fail
+from quest.cli.progress import say
 from quest.llm.config import client_from_option
 from quest.rubric.citations import parse_citations
 from quest.rubric.distractors import TitleDistractors
@@ -212,7 +212,7 @@ def _redteam(args: argparse.Namespace) -> JSONValue:
             budget=args.budget,
             seed=args.seed,
             out=args.out,
-            progress=lambda line: print(line, file=sys.stderr, flush=True),
+            progress=say,
         )
     except RedTeamInputError as exc:
         raise CliError(exc.where, exc.message) from None

@@ -15,13 +15,13 @@ import argparse
 import functools
 import json
 import os
-import sys
 import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from quest.cli.common import UsageError, guarded
+from quest.cli.progress import say
 from quest.corpus.store import CorpusStore
 from quest.llm.config import client_from_option
 from quest.rubric.distractors import TitleDistractors
@@ -150,7 +150,7 @@ def corpus_keywords(corpus: str) -> Any:
     try:
         searcher = Searcher.open(corpus)
     except SearchError as exc:
-        _progress(f"no corpus keywords: {exc}")
+        say(f"no corpus keywords: {exc}")
         return None
     return CorpusKeywords(
         lambda query, k: [(r.url, r.title) for r in searcher.search(query, mode="bm25", k=k)]
@@ -180,7 +180,7 @@ def _inputs(args: argparse.Namespace, spec: BatchSpec) -> dict[str, Any]:
     judge = llm_client("--judge", args.judge)
     keywords = keywords_file(args.keywords)
     store = CorpusStore(args.corpus)
-    _progress(f"reading {args.corpus} for distractors")
+    say(f"reading {args.corpus} for distractors")
     distractors = TitleDistractors((d.url, d.title, d.text) for d in store.documents())
     toolbox_factory = None
     if spec.baseline or spec.generator == "llm" or not args.no_difficulty:
@@ -188,7 +188,7 @@ def _inputs(args: argparse.Namespace, spec: BatchSpec) -> dict[str, Any]:
             offline_toolbox(args.corpus)
             toolbox_factory = functools.partial(offline_toolbox, args.corpus)
         except SearchError as exc:
-            _progress(f"the difficulty and baseline stages are skipped: {exc}")
+            say(f"the difficulty and baseline stages are skipped: {exc}")
     encoder = None
     if not args.no_encoder:
         encoder = MiniLMEncoder()
@@ -251,7 +251,7 @@ def _synth(args: argparse.Namespace) -> int:
             build=functools.partial(_inputs, argparse.Namespace(**_options(args)), spec),
             workers=args.workers,
             encoder=None if args.no_encoder else _encoder(),
-            progress=_progress,
+            progress=say,
             size=args.shard_size,
         )
     else:
@@ -268,7 +268,7 @@ def _synth(args: argparse.Namespace) -> int:
                 if candidate.accepted
                 else (f"rejected at {candidate.rejected_at}: {candidate.reason[:120]}")
             )
-            _progress(
+            say(
                 f"[{candidate.index + 1}/{shards.proposals_most(spec)}] {candidate.target_class} "
                 f"{candidate.record.get('provenance', {}).get('family', '-')}: {outcome}"
             )
@@ -280,7 +280,7 @@ def _synth(args: argparse.Namespace) -> int:
     minutes = max(time.monotonic() - start, 1e-9) / 60
     names = (*LLM_STAGES, *STAGES) if spec.generator == "llm" else STAGES
     funnel = ", ".join(f"{name} {reached[name]}" for name in names)
-    _progress(
+    say(
         f"{len(accepted)} of {len(report)} accepted in {minutes * 60:.1f} s "
         f"({len(report) / minutes:.0f} candidates a minute); passed: {funnel}"
     )
@@ -293,7 +293,3 @@ def _write_jsonl(path: Path, records: list[dict[str, Any]]) -> None:
         for record in records:
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
     os.replace(partial, path)
-
-
-def _progress(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)

@@ -34,14 +34,14 @@ import json
 import math
 import os
 import sys
-import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
 from quest.agent.budgets import Budgets
 from quest.cli.common import UsageError, emit, guarded
+from quest.cli.progress import counted, say
 from quest.corpus.store import CorpusStore
 from quest.tools.offline import offline_toolbox
 from quest.tools.toolbox import Toolbox
@@ -67,7 +67,6 @@ from quest.training.trainers import run_training
 Handler = Callable[[argparse.Namespace], int]
 Policies = tuple[PolicyFactory, CondenserFactory]
 T = TypeVar("T")
-PROGRESS_SECONDS = 2.0
 SKIPPED_SHOWN = 20
 
 
@@ -178,7 +177,7 @@ def _rl(args: argparse.Namespace) -> int:
     built = build_rl(tasks, data_source=args.data_source)
     rows = write_rl(args.out, built.rows)
     for task_id, why in built.skipped[:SKIPPED_SHOWN]:
-        _progress(f"rl: task {task_id} left out: {why}")
+        say(f"rl: task {task_id} left out: {why}")
     emit(
         {
             "out": args.out,
@@ -199,7 +198,7 @@ def _sft(args: argparse.Namespace) -> int:
     builder = SFTBuilder(tasks=tasks, store=store, min_reward=args.min_reward)
     rows = write_jsonl(args.out, builder.rows(_rollouts(args.trajectories, "sft")))
     if store is None:
-        _progress(
+        say(
             "sft: no corpus: citations were not checked (valid rate 0) and leaves that read the "
             "cited pages could not run (their rollouts were dropped)"
         )
@@ -212,7 +211,7 @@ def _mid(args: argparse.Namespace) -> int:
     builder = MidBuilder(store=store)
     rows = write_jsonl(args.out, builder.rows(_rollouts(args.trajectories, "mid")))
     if store is None:
-        _progress("mid: no corpus: the pages could not be read, so there are no page rows")
+        say("mid: no corpus: the pages could not be read, so there are no page rows")
     emit({"out": args.out, "rows": rows, **builder.report.to_json()})
     return 0
 
@@ -248,7 +247,7 @@ def _write_rollout(handle: IO[str], records: list[dict[str, Any]], kept: bool) -
     header, reward = records[0], records[0]["reward"]
     verdict = "" if reward["dropped"] else " (kept)" if kept else " (below the threshold)"
     where = f"collect: task {header['task_id']} {header['rollout_id']}"
-    _progress(f"{where}: {_reward_text(reward['reward'])}{verdict}")
+    say(f"{where}: {_reward_text(reward['reward'])}{verdict}")
 
 
 def _eval(args: argparse.Namespace) -> int:
@@ -277,7 +276,7 @@ def _scores(
 ) -> list[TaskScore]:
     def shown(index: int, score: TaskScore) -> None:
         where = f"eval {name}: task {index + 1}/{len(tasks)} {score.task_id}"
-        _progress(f"{where}: {_reward_text(score.reward)} ({score.status})")
+        say(f"{where}: {_reward_text(score.reward)} ({score.status})")
 
     return evaluate(
         tasks,
@@ -358,20 +357,4 @@ def _store(corpus: str | None) -> CorpusStore | None:
 
 
 def _rollouts(path: str, label: str) -> Iterator[Rollout]:
-    return _counted(read_rollouts(read_jsonl(path), source=path), label, "rollouts")
-
-
-def _counted(items: Iterable[T], label: str, unit: str) -> Iterator[T]:
-    """`items`, printing how many were read at most every PROGRESS_SECONDS, and the total."""
-    count, shown = 0, time.monotonic()
-    for item in items:
-        count += 1
-        if time.monotonic() - shown >= PROGRESS_SECONDS:
-            shown = time.monotonic()
-            _progress(f"{label}: {count:,} {unit} read")
-        yield item
-    _progress(f"{label}: {count:,} {unit} read")
-
-
-def _progress(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
+    return counted(read_rollouts(read_jsonl(path), source=path), label, "rollouts")
