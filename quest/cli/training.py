@@ -107,7 +107,11 @@ def register(subparsers: Any) -> None:
     _run_options(collect, policy_default="scripted")
     collect.set_defaults(func=_guarded(_collect))
 
-    evaluation = subparsers.add_parser("eval", help="score a policy (and a base) on held-out tasks")
+    evaluation = subparsers.add_parser(
+        "eval",
+        help="score a policy (and a base) on held-out tasks; public benchmarks: `eval bench`",
+        epilog="Public benchmarks (BrowseComp-Plus, FlashRAG, FRAMES): quest eval bench --help",
+    )
     evaluation.add_argument("tasks", metavar="TASKS.jsonl")
     evaluation.add_argument("--base", metavar="SPEC", help="a policy to compare with")
     evaluation.add_argument("--out", metavar="FILE", help="the report with every task's score")
