@@ -7,14 +7,20 @@ Token budgets, as this loop reads them:
   session; tool responses do not count, so the RL context reaches the 16,384-token condensation
   threshold before this runs out, as in the paper's setting.
 When either is spent, or `max_turns`, the loop asks once for a final answer and stops.
+
+The condensation thresholds (RL 16,384 tokens, inference 80K) assume a model that reads more.
+`within(window)` lowers the threshold to half a smaller model's context window, which leaves the
+other half for the next turn: SmolLM2-135M reads 8,192 tokens and condenses by 4,096.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Protocol
 
 MESSAGE_OVERHEAD = 4  # role and separator tokens a chat template adds per message
+# The share of the model's context window the history may fill before it is condensed.
+CONDENSE_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -39,6 +45,14 @@ class Budgets:
             max_session_response_tokens=None,
             condense_at_tokens=80_000,
         )
+
+    def within(self, window: int | None) -> Budgets:
+        """These budgets for a model that reads `window` tokens (None: unknown, unchanged): the
+        history condenses by CONDENSE_SHARE of the window at the latest."""
+        if window is None:
+            return self
+        threshold = min(self.condense_at_tokens, int(window * CONDENSE_SHARE))
+        return replace(self, condense_at_tokens=threshold)
 
     def to_json(self) -> dict[str, int | None]:
         return asdict(self)

