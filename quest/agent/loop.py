@@ -36,6 +36,7 @@ from quest.agent.state import DRState
 from quest.agent.trajectory import Trajectory
 from quest.llm.streaming import Cancelled
 from quest.llm.types import Message
+from quest.llm.window import ContextFull
 from quest.protocol.results import truncate
 from quest.protocol.turns import Turn, parse_turn
 from quest.tools.toolbox import Toolbox
@@ -76,6 +77,14 @@ class RunResult:
 
 class _PolicyFailed(Exception):
     pass
+
+
+def _failure_reason(failure: _PolicyFailed) -> str | None:
+    """Why the policy failed, where the report can say better than "it failed": the model's
+    context window was full (quest.llm.window)."""
+    if isinstance(failure.__cause__, ContextFull):
+        return f"{failure.__cause__}."
+    return None
 
 
 def _cancelled(failure: _PolicyFailed) -> bool:
@@ -159,7 +168,7 @@ class _Run:
             if _cancelled(failure):  # a stop cut a generation short: the run was stopped
                 return self._partial("stopped", forced=False)
             self.sink.emit("error", {"turn": self.turn, "message": str(failure)})
-            return self._partial("failed", forced=False)
+            return self._partial("failed", forced=False, reason=_failure_reason(failure))
 
     def _research(self) -> RunResult:
         while True:
@@ -317,11 +326,10 @@ class _Run:
             return self._finish(status, turn.answer, forced=True, partial=True)
         return self._partial(status, forced=True)
 
-    def _partial(self, status: str, *, forced: bool) -> RunResult:
+    def _partial(self, status: str, *, forced: bool, reason: str | None = None) -> RunResult:
         state = self._current_state()
-        text = write_report(
-            self.question, state, titles=self.titles, partial_reason=PARTIAL_REASONS[status]
-        )
+        why = reason or PARTIAL_REASONS[status]
+        text = write_report(self.question, state, titles=self.titles, partial_reason=why)
         return self._finish(status, text, forced=forced, partial=True, state=state)
 
     def _current_state(self) -> DRState:

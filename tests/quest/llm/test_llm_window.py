@@ -209,6 +209,9 @@ def test_an_agent_whose_prompt_fills_the_window_ends_saying_so(
     assert "HTTP 400" not in out
     assert f"[1] error: ContextFull: the context window of {TINY} (512 tokens) is full" in out
     assert "status failed: 1 turns" in out
+    # The partial report says why, not only that the policy failed.
+    assert f"_Partial report: the context window of {TINY} (512 tokens) is full" in out
+    assert "failed before it could answer" not in out
 
 
 def test_the_condenser_shortens_its_prompt_to_fit_a_small_window(
