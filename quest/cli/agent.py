@@ -8,7 +8,8 @@ a readable trace (turns, tool calls, short results, state summaries, the final a
 
 The corpus is --corpus, else $QUESTWEB_CORPUS_DIR. `--policy llm` needs --model, a backend
 spec for quest.llm.config.client_from_config (`http` with --endpoints or
-$QUESTWEB_LLM_ENDPOINTS, `transformers:<dir or smollm2>`, `vllm:<model>`); its condenser is
+$QUESTWEB_LLM_ENDPOINTS, `transformers:<dir or smollm2>`, a training run's checkpoint
+directory alone, `vllm:<model>`); its condenser is
 then the LLM condenser on the same model, and the history condenses by half the model's context
 window at the latest (quest.agent.budgets), whatever the preset says. Exits 0 when the run
 produced an answer (answered, forced or stopped), 1 otherwise; bad input exits 1 with one line
@@ -43,7 +44,9 @@ def register(subparsers: Any) -> None:
     run = actions.add_parser("run", help="research a question and print the trace")
     run.add_argument("question")
     run.add_argument("--policy", choices=("scripted", "llm"), default="scripted")
-    run.add_argument("--model", help="LLM backend spec (needed by --policy llm)")
+    run.add_argument(
+        "--model", help="LLM backend spec or a checkpoint directory (needed by --policy llm)"
+    )
     run.add_argument("--endpoints", help="endpoint list for --model http")
     run.add_argument("--corpus", metavar="DIR", help="corpus directory (or $QUESTWEB_CORPUS_DIR)")
     run.add_argument("--events", metavar="FILE", help="write the events as JSON lines")

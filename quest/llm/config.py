@@ -30,7 +30,9 @@ from quest.llm.vllm_backend import VLLMChat
 
 JSON_KEYS = frozenset({"url", "model", "api_key", "api_key_env", "name", "window"})
 WINDOW_PREFIX = "window="
-BACKENDS = "'http', 'transformers:<model directory or smollm2>' or 'vllm:<model>'"
+BACKENDS = (
+    "'http', 'transformers:<model directory or smollm2>', a model directory or 'vllm:<model>'"
+)
 
 
 def parse_endpoints(text: str, *, environ: Mapping[str, str] | None = None) -> list[Endpoint]:
@@ -49,7 +51,10 @@ def client_from_config(
     spec: str, *, endpoints: str = "", environ: Mapping[str, str] | None = None
 ) -> LLMClient:
     """The backend a spec names: `http` (over `endpoints`), `transformers:<model directory or
-    smollm2>` or `vllm:<model>`. Local models load on first use; vLLM loads at once."""
+    smollm2>`, a model directory alone (a training run's checkpoint, its `config.json` beside
+    the weights) or `vllm:<model>`. Local models load on first use; vLLM loads at once."""
+    if spec.strip() and os.path.isfile(os.path.join(spec.strip(), "config.json")):
+        return TransformersChat(spec.strip())
     kind, _, argument = spec.strip().partition(":")
     if kind == "http" and not argument:
         return HTTPChat(parse_endpoints(endpoints, environ=environ))

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -88,6 +89,14 @@ def test_it_builds_the_backend_a_spec_names() -> None:
     assert [e.base_url for e in http.endpoints] == ["http://a:1", "http://b:1"]
     assert isinstance(local, TransformersChat)
     assert local.name == "SmolLM2-135M-Instruct"
+
+
+def test_a_checkpoint_directory_alone_is_a_local_model(tiny_model_dir: Path) -> None:
+    # A training run's checkpoint is a model directory: `--model DIR` needs no prefix.
+    local = client_from_config(str(tiny_model_dir))
+
+    assert isinstance(local, TransformersChat)
+    assert local.context_window() == 512  # read from the checkpoint's own config
 
 
 @pytest.mark.parametrize("spec", ["", "openai", "transformers", "transformers:", "vllm", "http:x"])
