@@ -4,7 +4,6 @@ lacks; a second campaign is asked for explicitly; tasks an audit decided are nev
 
 from __future__ import annotations
 
-import importlib
 import json
 import threading
 from collections.abc import Callable
@@ -12,7 +11,6 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
-from django.apps import apps as django_apps
 from django.db import connection
 from django.test import Client
 
@@ -179,22 +177,6 @@ def test_only_admins_make_or_fill_a_batchs_campaign(
     with pytest.raises(NotFound):
         batch_campaign_create(user=admin, batch_id=batch.pk + 1000)
     assert Campaign.objects.get().items.count() == 3
-
-
-def test_the_migration_links_the_campaigns_a_batch_button_made_before(admin: User) -> None:
-    batch: SynthesisBatch = SynthesisBatchFactory(created_by=admin)
-    _accept_new(admin, batch)
-    made = campaign_create(user=admin, name="Old", filters={"batch": batch.provenance_batch})
-    narrower = campaign_create(
-        user=admin, name="Narrower", filters={"batch": batch.provenance_batch, "type": "objective"}
-    )
-    migration = importlib.import_module("apps.synthesis.migrations.0004_batch_campaigns")
-    migration.link_existing(django_apps, None)
-    assert list(BatchCampaign.objects.values_list("batch", "campaign")) == [(batch.pk, made.pk)]
-    assert not BatchCampaign.objects.filter(campaign=narrower).exists()
-
-    again = batch_campaign_create(user=admin, batch_id=batch.pk)
-    assert (again.campaign, again.created, again.added) == (made, False, 0)
 
 
 @pytest.mark.django_db(transaction=True)

@@ -5,23 +5,24 @@ import django.utils.timezone
 from django.conf import settings
 from django.db import migrations, models
 
+from apps.jobs.migration_operations import create_model
+
 
 class Migration(migrations.Migration):
 
     initial = True
 
     dependencies = [
-        ('audit', '0002_draft_revisions'),
-        ('synthesis', '0002_batch_keywords'),
-        ('training', '0001_initial'),
+        ('audit', '0001_squashed_0003_exportjob_on_the_job_framework'),
+        ('synthesis', '0001_squashed_0005_batch_on_the_job_framework'),
+        ('training', '0001_squashed_0003_work_on_the_job_framework'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
-        migrations.CreateModel(
-            name='Recipe',
-            fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+        create_model(
+            'Recipe',
+            [
                 ('name', models.CharField(max_length=120)),
                 ('config', models.JSONField()),
                 ('audit_sample', models.PositiveIntegerField(default=20)),
