@@ -13,6 +13,7 @@ checkpoint keeps the optimiser's state and the older ones only their bf16 weight
 from __future__ import annotations
 
 import json
+import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -235,6 +236,11 @@ class Evaluation:
             reward = "dropped" if score.reward is None else f"{score.reward:.3f}"
             self.say(f"eval {label}: task {score.task_id} reward {reward} ({score.status})")
 
+        file = self.folder / f"{name}{suffix}.json"
+        kept = _kept(file, model, tasks)
+        if kept is not None:  # written by a run killed before it saved the loop's state
+            self.say(f"eval {label}: kept from an earlier run ({file.name})")
+            return kept
         self.say(f"eval {label}: {model} on {len(tasks)} tasks")
         scores = evaluate_model(
             tasks,
@@ -248,7 +254,24 @@ class Evaluation:
             seed=self.config.seed,
             precision=self.config.precision,
         )
-        file = self.folder / f"{name}{suffix}.json"
         report = {"model": model, **summarize(scores), "scores": [s.to_dict() for s in scores]}
-        file.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        return {"model": model, "file": str(file), "mean": report["mean"], "n": report["n"]}
+        partial = file.with_name(f".{file.name}.partial")
+        partial.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", "utf-8")
+        os.replace(partial, file)
+        return _entry(file, report)
+
+
+def _entry(file: Path, report: dict[str, Any]) -> dict[str, Any]:
+    return {"model": report["model"], "file": str(file), "mean": report["mean"], "n": report["n"]}
+
+
+def _kept(file: Path, model: str, tasks: list[TrainingTask]) -> dict[str, Any] | None:
+    """The evaluation in `file` when it is of `model` on exactly `tasks`, else None."""
+    try:
+        report = json.loads(file.read_text(encoding="utf-8"))
+        scored = [score["task_id"] for score in report["scores"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if report.get("model") != model or sorted(scored) != sorted(t.task_id for t in tasks):
+        return None
+    return _entry(file, report)
