@@ -7,7 +7,8 @@ from django.db.models.signals import post_migrate
 
 
 def _sync_roles(sender: AppConfig, **kwargs: Any) -> None:
-    from apps.accounts.services import roles_sync
+    # Services import the models, which the app registry loads only after this module.
+    from apps.accounts.services import roles_sync  # noqa: PLC0415
 
     roles_sync()
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict
 from typing import Annotated, Any, Literal
 
 from django.http import FileResponse, HttpRequest, StreamingHttpResponse
-from ninja import Field, Router, Status
+from ninja import Field, Router, Schema, Status
 
 from apps.audit import api_out, selectors, services
 from apps.audit.schemas import (
@@ -248,6 +249,20 @@ def _edit_out(result: services.EditResult) -> dict[str, Any]:
     }
 
 
+def _edited(
+    service: Callable[..., services.EditResult],
+    request: HttpRequest,
+    assignment_id: int,
+    payload: Schema,
+) -> Status[dict[str, Any]]:
+    """An edit or a revert saved (201), or the conflict that stopped it (409)."""
+    try:
+        result = service(user=_user(request), assignment_id=assignment_id, **payload.dict())
+    except services.EditConflict as exc:
+        return _conflict(exc)
+    return Status(201, _edit_out(result))
+
+
 @router.post(
     "/audit/assignments/{assignment_id}/edits",
     response={201: EditOut, **errors(403, 404, 422, body=True), 409: ConflictOut | ErrorOut},
@@ -255,13 +270,7 @@ def _edit_out(result: services.EditResult) -> dict[str, Any]:
     description=EDIT_409,
 )
 def assignments_edit(request: HttpRequest, assignment_id: Id, payload: EditIn) -> Any:
-    try:
-        result = services.assignment_edit(
-            user=_user(request), assignment_id=assignment_id, **payload.dict()
-        )
-    except services.EditConflict as exc:
-        return _conflict(exc)
-    return Status(201, _edit_out(result))
+    return _edited(services.assignment_edit, request, assignment_id, payload)
 
 
 @router.post(
@@ -271,13 +280,7 @@ def assignments_edit(request: HttpRequest, assignment_id: Id, payload: EditIn) -
     description=EDIT_409,
 )
 def assignments_revert(request: HttpRequest, assignment_id: Id, payload: RevertIn) -> Any:
-    try:
-        result = services.assignment_revert(
-            user=_user(request), assignment_id=assignment_id, **payload.dict()
-        )
-    except services.EditConflict as exc:
-        return _conflict(exc)
-    return Status(201, _edit_out(result))
+    return _edited(services.assignment_revert, request, assignment_id, payload)
 
 
 @router.post(

@@ -1,5 +1,6 @@
 """What the app's websocket consumers share: the close codes they refuse with, reading their
-`?after=` resume point, and the one-way viewer socket itself."""
+`?after=` resume point, the one-way viewer socket itself and the one that resumes a numbered
+stream."""
 
 from __future__ import annotations
 
@@ -62,3 +63,48 @@ class ViewerConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         """Viewers have nothing to say; the socket is one-way."""
+
+
+class ResumingConsumer(ViewerConsumer):
+    """A viewer socket over numbered items (a session's events, a job's metric lines) that
+    resumes after `?after=`, the last number the viewer has (`lowest` and up). It joins the
+    group of what `watched` reads before `catch_up` reads the database, so nothing falls between
+    the two; then an item already sent is dropped, the next one is passed on and one further
+    ahead makes it catch up."""
+
+    lowest = 0
+    last: int
+
+    def watched(self, user: Any, **route: Any) -> Any:
+        """What the socket watches, read for `user` from the URL's `route` (raises to refuse)."""
+        raise NotImplementedError
+
+    def group_of(self, watched: Any) -> str:
+        raise NotImplementedError
+
+    async def catch_up(self) -> None:
+        raise NotImplementedError
+
+    async def connect(self) -> None:
+        after = after_param(
+            self.scope.get("query_string", b""), default=self.lowest, lowest=self.lowest
+        )
+        if after is None:
+            await self.refuse(CLOSE_BAD_REQUEST)
+            return
+        route = self.scope["url_route"]["kwargs"]
+        watched = await self.load(lambda: self.watched(self.scope.get("user"), **route))
+        if watched is None:
+            return
+        self.last = after
+        await self.join(self.group_of(watched))
+        await self.catch_up()
+
+    async def pass_on(self, number: int, text: str) -> None:
+        if number <= self.last:
+            return
+        if number == self.last + 1:
+            await self.send(text_data=text)
+            self.last = number
+            return
+        await self.catch_up()

@@ -12,6 +12,7 @@ from apps.corpus import selectors, services
 from apps.corpus.jobs import corpus_job_out
 from apps.corpus.models import JobKind
 from apps.corpus.schemas import CorpusOut, DocumentOut, JobIn, JobOut, SearchOut
+from quest.corpus import attribution
 
 router = Router(tags=["corpus and search"])
 
@@ -43,8 +44,6 @@ def search(
     summary="One document by URL",
 )
 def document(request: HttpRequest, url: str) -> dict[str, Any]:
-    from quest.corpus import attribution
-
     doc = selectors.document_get(user=request.auth, url=url)  # type: ignore[attr-defined]
     fields = ("url", "title", "text", "source", "licence", "topic", "fetched_at")
     return {**{f: getattr(doc, f) for f in fields}, "attribution": attribution(doc)}

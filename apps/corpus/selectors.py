@@ -16,6 +16,15 @@ from apps.accounts.roles import Role
 from apps.common.errors import Conflict, Invalid, NotFound
 from apps.corpus.models import CorpusJob
 from apps.jobs.models import ACTIVE
+from quest.corpus import CorpusStore
+from quest.rubric import TitleDistractors
+from quest.search.hits import SearchError
+from quest.search.indexing import index_status
+from quest.search.scoped import StoreSources, search_sources
+from quest.search.searcher import Searcher
+from quest.search.strength import weak_match
+from quest.tools.offline import CorpusSearch
+from quest.tools.toolbox import Toolbox
 
 log = logging.getLogger(__name__)
 _lock = threading.Lock()
@@ -60,8 +69,6 @@ def _open_searcher(searcher_class: Any) -> Any:
 
 def searcher() -> Any:
     """The process's Searcher, reopened whenever an index was rebuilt or the corpus changed."""
-    from quest.search.searcher import Searcher
-
     if not (_corpus_dir() / "corpus.json").exists():
         raise Invalid("the corpus is empty: load it on the corpus page first")
     key = _status_key()
@@ -127,8 +134,6 @@ def corpus_store() -> Any:
 
 
 def store() -> Any:
-    from quest.corpus import CorpusStore
-
     key = _status_key()
     with _lock:
         if _cache.get("store_key") != key:
@@ -141,8 +146,6 @@ def corpus_distractors() -> Any:
     """Names and unrelated pages from the corpus's titles for the probes' adversarial answers
     (quest.rubric.TitleDistractors), or None while the corpus is empty. Built once per corpus
     version: it reads every document."""
-    from quest.rubric import TitleDistractors
-
     if not (_corpus_dir() / "corpus.json").exists():
         return None
     pages = store()
@@ -168,10 +171,6 @@ def search(
     *, user: User | None, query: str, mode: str | None, k: int, sources: Any = None
 ) -> SearchAnswer:
     """Search the corpus. `sources` keeps only documents of those sources (google_scholar)."""
-    from quest.search.hits import SearchError
-    from quest.search.scoped import StoreSources, search_sources
-    from quest.search.strength import weak_match
-
     if user is not None:
         require_role(user, Role.VIEWER)
     engine = searcher()
@@ -198,9 +197,6 @@ def document_get(*, user: User, url: str) -> Any:
 
 
 def corpus_overview(*, user: User) -> dict[str, Any]:
-    from quest.corpus import CorpusStore
-    from quest.search.indexing import index_status
-
     require_role(user, Role.VIEWER)
     summary = None
     if (_corpus_dir() / "corpus.json").exists():
@@ -223,11 +219,6 @@ def corpus_job_get(*, user: User, job_id: int) -> CorpusJob:
 def research_toolbox() -> Any:
     """The agent's research tools over the corpus (search, scholar, visit). The index comes
     first: searcher() says plainly when the corpus is empty."""
-    from django.conf import settings
-
-    from quest.tools.offline import CorpusSearch
-    from quest.tools.toolbox import Toolbox
-
     index, pages = searcher(), store()
     return Toolbox.build(
         search=CorpusSearch(index, pages),

@@ -16,6 +16,8 @@ from apps.common.errors import Conflict, Invalid
 from apps.corpus.models import CorpusJob, JobKind
 from apps.jobs.dispatch import job_end, job_enqueue, job_progress, job_run, job_send
 from apps.jobs.models import ACTIVE, JobStatus
+from quest.corpus import JsonlImport, corpus_write, load_domains, load_geo, load_wikipedia
+from quest.search.indexing import bm25_build, dense_build
 
 MAX_JSONL_BYTES = 500 * 1024 * 1024
 LOAD_KINDS = (JobKind.LOAD_WIKI, JobKind.LOAD_GEO, JobKind.LOAD_DOMAINS, JobKind.LOAD_JSONL)
@@ -105,8 +107,6 @@ def _stage(job_id: int, stage: str) -> None:
 
 
 def _documents(job: CorpusJob, scratch: Path) -> tuple[Iterable[Any], Any]:
-    from quest.corpus import JsonlImport, load_domains, load_geo, load_wikipedia
-
     if job.kind == JobKind.LOAD_WIKI:
         return load_wikipedia(), None
     if job.kind == JobKind.LOAD_GEO:
@@ -120,9 +120,6 @@ def _documents(job: CorpusJob, scratch: Path) -> tuple[Iterable[Any], Any]:
 
 
 def _load(job: CorpusJob) -> dict[str, Any]:
-    from quest.corpus import corpus_write
-    from quest.search.indexing import bm25_build
-
     _stage(job.pk, "reading and chunking documents")
     with tempfile.TemporaryDirectory() as scratch:
         documents, importer = _documents(job, Path(scratch))
@@ -144,8 +141,6 @@ def _load(job: CorpusJob) -> dict[str, Any]:
 
 
 def _dense(job: CorpusJob) -> dict[str, Any]:
-    from quest.search.indexing import dense_build
-
     _stage(job.pk, "embedding passages")
     built = dense_build(settings.CORPUS_DIR, on_progress=_progress(job.pk))
     return {
@@ -158,8 +153,6 @@ def _dense(job: CorpusJob) -> dict[str, Any]:
 
 
 def _bm25(job: CorpusJob) -> dict[str, Any]:
-    from quest.search.indexing import bm25_build
-
     _stage(job.pk, "building the BM25 index")
     built = bm25_build(settings.CORPUS_DIR, on_progress=_progress(job.pk))
     return {"passages": built.passages, "seconds": round(built.seconds, 1)}

@@ -21,6 +21,8 @@ from django.views.decorators.http import require_GET, require_POST
 from apps.common.errors import DomainError
 from apps.common.jsonbody import loads_untrusted
 from apps.corpus import selectors
+from quest.search.format import format_searches
+from quest.search.indexing import index_status
 
 MAX_QUERIES = 10
 RESULTS_PER_QUERY = 10
@@ -63,8 +65,6 @@ def _queries(request: HttpRequest) -> list[str]:
 
 
 def _answer(request: HttpRequest, sources: Any) -> JsonResponse:
-    from quest.search.format import format_searches
-
     refusal = _refusal(request)
     if refusal is not None:
         return JsonResponse({"detail": refusal}, status=403)
@@ -107,8 +107,6 @@ def tools_scholar(request: HttpRequest) -> JsonResponse:
 
 @require_GET
 def tools_health(request: HttpRequest) -> JsonResponse:
-    from quest.search.indexing import index_status
-
     status = index_status(settings.CORPUS_DIR)
     body = {"status": "ok" if status.modes else "no index", "modes": list(status.modes),
             "passages": status.passages}  # fmt: skip

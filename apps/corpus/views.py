@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -13,6 +14,7 @@ from apps.accounts.roles import ROLE_REQUIREMENT, Role
 from apps.common.errors import DomainError
 from apps.corpus import selectors, services
 from apps.corpus.models import JobKind
+from quest.corpus import attribution
 
 ADMIN_KINDS = (
     JobKind.LOAD_WIKI,
@@ -54,8 +56,6 @@ def corpus_page(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def corpus_job_create(request: HttpRequest) -> HttpResponse:
-    from django.contrib import messages
-
     upload = request.FILES.get("file")
     kind = JobKind.LOAD_JSONL.value if upload else request.POST.get("kind", "")
     try:
@@ -94,8 +94,6 @@ def search_page(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def document_page(request: HttpRequest) -> HttpResponse:
-    from quest.corpus import attribution
-
     document = selectors.document_get(user=request.user, url=request.GET.get("url", ""))  # type: ignore[arg-type]
     paragraphs = [p for p in document.text.split("\n") if p.strip()]
     context = {"doc": document, "paragraphs": paragraphs, "attribution": attribution(document)}

@@ -7,10 +7,11 @@ from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.urls import reverse
 from ninja import Field, Router, Status
 
+from apps.common import llm
 from apps.common.errors import Invalid
 from apps.common.pagination import WAS_A_BARE_LIST, Page, paginate
 from apps.common.schemas import Id, PageNumber, Seq, errors
-from apps.live import exports, llm, selectors, services
+from apps.live import exports, selectors, services
 from apps.live.models import Policy, Session, SessionStatus
 from apps.live.schemas import (
     EndpointIn,
@@ -36,24 +37,25 @@ EXPORT_TYPES = {
 ANY: Literal[""] = ""
 
 
+# Read as they are stored; SessionOut orders the fields of the answer.
+SESSION_FIELDS = (
+    "visibility",
+    "pace",
+    "last_seq",
+    "answer",
+    "result",
+    "created_at",
+    "started_at",
+    "finished_at",
+)
+
+
 def session_out(session: Session) -> dict[str, Any]:
     return {
         "id": session.public_id,
-        "question": session.question,
-        "task_id": session.task_id,
-        "policy": session.policy,
-        "model": session.model,
-        "budgets": session.budgets,
-        "status": session.status,
-        "visibility": session.visibility,
-        "pace": session.pace,
+        **exports.session_fields(session),
+        **{field: getattr(session, field) for field in SESSION_FIELDS},
         "owner": session.owner.username,
-        "last_seq": session.last_seq,
-        "answer": session.answer,
-        "result": session.result,
-        "created_at": session.created_at,
-        "started_at": session.started_at,
-        "finished_at": session.finished_at,
         "url": reverse("live:detail", args=[session.public_id]),
     }
 

@@ -12,63 +12,45 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 
-from apps.common.websockets import CLOSE_BAD_REQUEST, ViewerConsumer, after_param
+from apps.common.websockets import ResumingConsumer
 from apps.live import selectors
 from apps.live.broadcast import group_name
 from apps.live.models import Session
 
 
-class SessionConsumer(ViewerConsumer):
+class SessionConsumer(ResumingConsumer):
     session: Session
-    last_sent: int
 
-    async def connect(self) -> None:
-        after = after_param(self.scope.get("query_string", b""), default=0, lowest=0)
-        if after is None:
-            await self.refuse(CLOSE_BAD_REQUEST)
-            return
-        session = await self.load(
-            lambda: selectors.session_get(
-                user=self.scope.get("user"),
-                public_id=self.scope["url_route"]["kwargs"]["public_id"],
-            )
-        )
-        if session is None:
-            return
-        self.session, self.last_sent = session, after
-        await self.join(group_name(session.public_id))
-        await self._catch_up()
+    def watched(self, user: Any, **route: Any) -> Session:
+        self.session = selectors.session_get(user=user, public_id=route["public_id"])
+        return self.session
+
+    def group_of(self, watched: Session) -> str:
+        return group_name(watched.public_id)
 
     async def live_event(self, message: dict[str, Any]) -> None:
-        seq = int(message["seq"])
-        if seq <= self.last_sent:
-            return
-        if seq == self.last_sent + 1:
-            await self.send(text_data=message["text"])
-            self.last_sent = seq
-            return
-        await self._catch_up()
+        await self.pass_on(int(message["seq"]), message["text"])
 
     async def live_progress(self, message: dict[str, Any]) -> None:
         """The model's progress (broadcast.progress_send): passed on as it is, without a seq."""
         await self.send(text_data=message["text"])
 
-    async def _catch_up(self) -> None:
-        """Send everything after `last_sent` that the database holds, gaps included."""
+    async def catch_up(self) -> None:
+        """Send everything after `last` that the database holds, gaps included."""
         public_id = str(self.session.public_id)
         while True:
             page = await database_sync_to_async(selectors.events_after)(
-                session=self.session, after=self.last_sent
+                session=self.session, after=self.last
             )
             for event in page.events:
-                if event.seq > self.last_sent + 1:
-                    await self._send_gap(self.last_sent + 1, event.seq - 1)
+                if event.seq > self.last + 1:
+                    await self._send_gap(self.last + 1, event.seq - 1)
                 await self.send_json(event.to_message(public_id))
-                self.last_sent = event.seq
+                self.last = event.seq
             if len(page.events) < selectors.MAX_EVENTS_PER_PAGE:
                 break
-        if page.last_seq > self.last_sent:
-            await self._send_gap(self.last_sent + 1, page.last_seq)
+        if page.last_seq > self.last:
+            await self._send_gap(self.last + 1, page.last_seq)
 
     async def _send_gap(self, first: int, last: int) -> None:
         await self.send_json(
@@ -79,4 +61,4 @@ class SessionConsumer(ViewerConsumer):
                 "payload": {"from": first, "to": last, "reason": "these events were pruned"},
             }
         )
-        self.last_sent = last
+        self.last = last

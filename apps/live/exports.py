@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from apps.live.models import Event, Session
+from apps.live.models import Event, Session, Trajectory
 
 EXPORT_BATCH = 500
 
@@ -15,16 +15,17 @@ def _events(session: Session) -> Iterator[Event]:
     return Event.objects.filter(session=session).order_by("seq").iterator(chunk_size=EXPORT_BATCH)
 
 
+def session_fields(session: Session) -> dict[str, Any]:
+    """What a session was asked and how it stands: the same in the API and in an export."""
+    fields = ("question", "task_id", "policy", "model", "budgets", "status")
+    return {field: getattr(session, field) for field in fields}
+
+
 def json_chunks(session: Session) -> Iterator[str]:
     """`{"session": {...}, "events": [...]}` in pieces, so a long session never sits in memory."""
     header = {
         "id": str(session.public_id),
-        "question": session.question,
-        "task_id": session.task_id,
-        "policy": session.policy,
-        "model": session.model,
-        "budgets": session.budgets,
-        "status": session.status,
+        **session_fields(session),
         "answer": session.answer,
         "result": session.result,
         "created_at": session.created_at.isoformat(),
@@ -122,8 +123,6 @@ def markdown(session: Session) -> str:
 
 def trajectory_lines(session: Session) -> Iterator[str]:
     """The run's training records as JSON lines (empty while it runs or when it failed early)."""
-    from apps.live.models import Trajectory
-
     stored = Trajectory.objects.filter(session=session).first()
     for record in stored.records if stored is not None else []:
         yield json.dumps(record, ensure_ascii=False) + "\n"

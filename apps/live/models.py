@@ -5,6 +5,8 @@ import uuid
 from django.conf import settings
 from django.db import models
 
+from apps.live.report import report_html
+
 
 class SessionStatus(models.TextChoices):
     QUEUED = "queued"
@@ -104,8 +106,6 @@ class Event(models.Model):
         stored) so that every report, old ones too, is drawn by the one renderer."""
         payload = self.payload
         if self.type == "answer":
-            from apps.live.report import report_html
-
             html = report_html(str(payload.get("text", "")), payload.get("citations") or ())
             payload = {**payload, "html": html}
         return {

@@ -14,6 +14,7 @@ from typing import Any
 
 from apps.live.broadcast import progress_send
 from apps.live.models import Session
+from quest.llm.streaming import Watch
 
 # How often the database is asked whether the session was stopped, and how often a generation's
 # token count is sent: a model may stream a hundred chunks a second.
@@ -63,8 +64,6 @@ class TurnWatch:
         return _WatchedPolicy(policy, self)
 
     def client_watch(self) -> Any:
-        from quest.llm.streaming import Watch
-
         return Watch(on_tokens=self.tokens, cancelled=self.stopped)
 
     def before_turn(self) -> None:

@@ -6,18 +6,21 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from apps.common import llm
+from apps.common.errors import DomainError
 from apps.corpus.selectors import research_toolbox
-from apps.live import llm
 from apps.live.broadcast import event_append
 from apps.live.models import PACE_SECONDS, Pace, Policy, Session, SessionStatus, Trajectory
 from apps.live.progress import TurnWatch
 from apps.live.scoring import TaskScorer
+from quest.agent import Budgets, LLMCondenser, LLMPolicy, RuleCondenser, ScriptedPolicy, run_agent
 
 log = logging.getLogger(__name__)
 
@@ -80,8 +83,6 @@ def _judge_for(session: Session) -> Any:
 
 def _agent_parts(session: Session, budgets: Any, watch: TurnWatch) -> tuple[Any, Any, Any]:
     """(policy, condenser, judge client) for the session; the policy's turns are watched."""
-    from quest.agent import LLMCondenser, LLMPolicy, RuleCondenser, ScriptedPolicy
-
     judge = _judge_for(session)
     if session.policy == Policy.SCRIPTED:
         return watch.policy(ScriptedPolicy()), RuleCondenser(), judge
@@ -102,10 +103,6 @@ def _load(client: Any, model: str, watch: TurnWatch) -> None:
 
 
 def _budgets(session: Session) -> Any:
-    from dataclasses import replace
-
-    from quest.agent import Budgets
-
     return replace(
         Budgets.rl(),
         max_turns=int(session.budgets.get("max_turns", 30)),
@@ -141,7 +138,6 @@ def session_run(
         policy, condenser, judge = _agent_parts(session, budgets, watch)
         if scorer is not None:
             scorer.judge = judge
-        from quest.agent import run_agent
 
         result = run_agent(
             session.question,
@@ -175,8 +171,6 @@ def session_run(
 
 
 def _reason(exc: Exception) -> str:
-    from apps.common.errors import DomainError
-
     if isinstance(exc, DomainError):
         return exc.message
     return f"the run failed: {type(exc).__name__}: {str(exc)[:300]}"

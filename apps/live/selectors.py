@@ -13,7 +13,7 @@ from django.db.models import Q, QuerySet
 from apps.accounts.permissions import require_role
 from apps.accounts.roles import ROLE_REQUIREMENT, Role
 from apps.common.errors import Invalid, NotFound
-from apps.live.models import Event, Policy, Session, SessionStatus, Visibility
+from apps.live.models import Event, LLMEndpoint, Policy, Session, SessionStatus, Visibility
 
 MAX_EVENTS_PER_PAGE = 1000
 
@@ -110,13 +110,9 @@ def seq_gaps(after: int, events: list[Event], last_seq: int, limit: int) -> list
 
 def llm_endpoints() -> list[Any]:
     """The enabled endpoints, in the order a session tries them (no user: the runner's view)."""
-    from apps.live.models import LLMEndpoint
-
     return list(LLMEndpoint.objects.filter(enabled=True).order_by("priority", "name"))
 
 
 def endpoint_list(*, user: Any) -> QuerySet[Any]:
-    from apps.live.models import LLMEndpoint
-
     require_role(user, Role.ADMIN)
     return LLMEndpoint.objects.all()

@@ -12,9 +12,9 @@ from django.utils import timezone
 
 from apps.accounts.permissions import require_role
 from apps.accounts.roles import Role
+from apps.common import llm
 from apps.common.errors import Conflict, Forbidden, Invalid, NotFound
 from apps.jobs.dispatch import task_send
-from apps.live import llm
 from apps.live.broadcast import event_append
 from apps.live.models import (
     ACTIVE_STATUSES,
@@ -28,6 +28,7 @@ from apps.live.models import (
 )
 from apps.live.selectors import can_manage, session_get
 from apps.rubrics import selectors as task_selectors
+from quest.llm.config import parse_endpoints
 from workers.queues import Queue
 
 MAX_QUESTION_CHARS = 4000
@@ -245,8 +246,6 @@ def endpoint_save(*, user: Any, endpoint_id: int | None, data: dict[str, Any]) -
 
 
 def _check_endpoint(data: dict[str, Any]) -> None:
-    from quest.llm.config import parse_endpoints
-
     try:
         parse_endpoints(f"{data['base_url']}|{data['model']}")
     except ValueError as exc:

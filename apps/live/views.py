@@ -10,8 +10,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from apps.common import llm
 from apps.common.errors import DomainError
-from apps.live import llm, selectors, services
+from apps.live import selectors, services
 from apps.live.api import export_response
 from apps.live.models import Pace, Policy, SessionStatus, Visibility
 from apps.rubrics.tree_view import has_judge_leaves, tree_rows

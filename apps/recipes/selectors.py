@@ -13,6 +13,7 @@ from apps.accounts.permissions import require_role
 from apps.accounts.roles import Role
 from apps.common.errors import NotFound
 from apps.recipes.models import STAGES, Recipe, RecipeStatus, Stage
+from quest.training.evaluate import TaskScore, paired_difference
 
 RELATED = (
     "created_by",
@@ -144,8 +145,6 @@ def _summary(found: dict[str, Any]) -> dict[str, Any]:
 
 
 def _difference(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
-    from quest.training.evaluate import TaskScore, paired_difference
-
     def scores(found: dict[str, Any]) -> list[TaskScore]:
         return [TaskScore(**score) for score in found.get("scores", [])]
 

@@ -13,6 +13,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import yaml
 from django.db import transaction
 from django.utils import timezone
 
@@ -20,8 +21,14 @@ from apps.accounts.permissions import require_role
 from apps.accounts.roles import Role
 from apps.common.errors import Conflict, DomainError, Invalid, NotFound
 from apps.common.storable import printable
+from apps.jobs.services import job_cancel
 from apps.recipes.models import ACTIVE, STAGES, Recipe, RecipeStatus, Stage
 from apps.recipes.stages import CHECKS, STARTS, StageFailed, Step
+from apps.training.services import MAX_STEPS, model_check
+from apps.training.services.evaluations import MAX_EVAL_TASKS
+from quest.loop.config import LoopConfig, LoopError, parse_loop_config, render_loop_config
+from quest.training.tasks import HOLDOUT_SHARE
+from quest.untrusted_yaml import YamlTooBig, load_yaml
 
 log = logging.getLogger(__name__)
 
@@ -43,16 +50,12 @@ def _admin(user: Any) -> None:
 
 
 def default_config_text() -> str:
-    from quest.loop.config import LoopConfig, render_loop_config
-
     return render_loop_config(LoopConfig())
 
 
 def config_parse(data: Any) -> dict[str, Any]:
     """A LoopConfig from YAML text or a mapping, checked as `python -m quest loop` checks it
     and then for what the app runs differently; Invalid names the field."""
-    from quest.loop.config import LoopError, parse_loop_config
-
     if isinstance(data, str):
         data = _yaml(data)
     try:
@@ -64,10 +67,6 @@ def config_parse(data: Any) -> dict[str, Any]:
 
 
 def _yaml(text: str) -> Any:
-    import yaml
-
-    from quest.untrusted_yaml import YamlTooBig, load_yaml
-
     if len(text) > MAX_CONFIG_CHARS:
         raise Invalid(f"config: at most {MAX_CONFIG_CHARS:,} characters")
     try:
@@ -81,10 +80,6 @@ def _yaml(text: str) -> Any:
 
 
 def _check_app(config: Any) -> None:
-    from apps.training.services import MAX_STEPS, model_check
-    from apps.training.services.evaluations import MAX_EVAL_TASKS
-    from quest.training.tasks import HOLDOUT_SHARE
-
     if config.gate != "human":
         raise Invalid(HUMAN_GATE)
     if config.synth.heldout_share != HOLDOUT_SHARE:
@@ -185,8 +180,6 @@ def recipe_cancel(*, user: Any, recipe_id: int) -> Recipe:
 
 
 def _cancels(recipe: Recipe) -> list[Callable[[Any], Any]]:
-    from apps.jobs.services import job_cancel
-
     rows: list[tuple[Any, str]] = [
         (recipe.batch, "synthesis"),
         (recipe.sft_dataset, "dataset"),

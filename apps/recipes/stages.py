@@ -11,7 +11,20 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from apps.audit.models import CampaignStatus, ItemState
+from apps.audit.selectors import training_eligible_tasks
+from apps.audit.services import campaign_create
+from apps.common.errors import NotFound
 from apps.recipes.models import Recipe, Stage
+from apps.recipes.selectors import results
+from apps.rubrics.models import ProbeRun, Task
+from apps.rubrics.services import probes_ensure
+from apps.synthesis.services import batch_create
+from apps.training.datasets import campaign_tasks
+from apps.training.selectors import checkpoint_get
+from apps.training.services import SCRIPTED, dataset_create, evaluation_create, job_create
+from quest.audit.taxonomy import ACCEPTING_DECISIONS
+from quest.training.tasks import held_out
 
 
 class StageFailed(Exception):
@@ -54,8 +67,6 @@ def _present(row: Any, noun: str) -> Any:
 
 
 def start_synth(recipe: Recipe) -> Step:
-    from apps.synthesis.services import batch_create
-
     synth = recipe.config["synth"]
     spec = {"generator": "kg", "count": synth["tasks"], "seed": recipe.config["seed"],
             "baseline": False}  # fmt: skip
@@ -81,8 +92,6 @@ def check_synth(recipe: Recipe) -> Step:
 def start_gate(recipe: Recipe) -> Step:
     """An audit campaign over a sample of the batch's tasks, and a probe of each sampled tree
     (the gate takes a task only once the version its audit accepted probed sound)."""
-    from apps.audit.services import campaign_create
-
     batch = _present(recipe.batch, "synthesis batch")
     campaign = campaign_create(
         user=owner(recipe),
@@ -102,17 +111,10 @@ def start_gate(recipe: Recipe) -> Step:
 def _probe(recipe: Recipe, task_id: int, version: Any) -> None:
     """Queue a probe of a tree version unless one was run or queued already (the same call as
     an accepting audit decision and "probe all" make)."""
-    from apps.rubrics.models import Task
-    from apps.rubrics.services import probes_ensure
-
     probes_ensure(user=owner(recipe), targets=[(Task.objects.get(pk=task_id), version)])
 
 
 def check_gate(recipe: Recipe) -> Step:
-    from apps.audit.models import CampaignStatus, ItemState
-    from apps.rubrics.models import ProbeRun
-    from quest.audit.taxonomy import ACCEPTING_DECISIONS
-
     campaign = _present(recipe.campaign, "audit campaign")
     items = list(campaign.items.select_related("final_version"))
     decided = [item for item in items if item.state == ItemState.DECIDED]
@@ -139,10 +141,6 @@ def check_gate(recipe: Recipe) -> Step:
 
 def gated_split(campaign_id: int) -> tuple[int, int]:
     """(train, held out): the campaign's tasks the training gate lets through."""
-    from apps.audit.selectors import training_eligible_tasks
-    from apps.training.datasets import campaign_tasks
-    from quest.training.tasks import held_out
-
     ids = campaign_tasks(campaign_id) or set()
     gated = training_eligible_tasks().filter(pk__in=ids).values_list("pk", flat=True)
     held = sum(1 for pk in gated if held_out(pk))
@@ -155,8 +153,6 @@ def gated_split(campaign_id: int) -> tuple[int, int]:
 def start_collect(recipe: Recipe) -> Step:
     """The SFT sessions (the scripted researcher on the gated train split, rollouts kept at the
     reward threshold) and the RL prompts, both of this recipe's campaign only."""
-    from apps.training.services import SCRIPTED, dataset_create
-
     collect, campaign = recipe.config["collect"], recipe.campaign_id
     user = owner(recipe)
     recipe.sft_dataset = dataset_create(
@@ -196,58 +192,45 @@ def check_collect(recipe: Recipe) -> Step:
 # ---- SFT and GRPO ---------------------------------------------------------------------------
 
 
-def start_sft(recipe: Recipe) -> Step:
-    from apps.training.services import job_create
-
+def _training_job(
+    recipe: Recipe, kind: str, dataset: Any, model: str, *, save_every: int, **more: Any
+) -> Any:
+    """A `kind` ("sft", "grpo") training job of the recipe's config, saving every `save_every`
+    steps; `more` are the kind's own params besides its `<kind>.params`."""
     config = recipe.config
-    steps = config["sft"]["max_steps"]
-    recipe.sft_job = job_create(
+    steps = config[kind]["max_steps"]
+    params = {"max_steps": steps, "save_steps": min(save_every, steps), "seed": config["seed"]}
+    return job_create(
         user=owner(recipe),
-        kind="sft",
-        dataset_id=_present(recipe.sft_dataset, "SFT dataset").pk,
-        model=config["model"],
-        params={
-            "max_steps": steps,
-            "save_steps": min(5, steps),
-            "seed": config["seed"],
-            "sft": config["sft"]["params"],
-            "lora": config["lora"],
-        },
-        name=f"Recipe {recipe.pk} SFT",
+        kind=kind,
+        dataset_id=dataset.pk,
+        model=model,
+        params={**params, kind: config[kind]["params"], **more, "lora": config["lora"]},
+        name=f"Recipe {recipe.pk} {kind.upper()}",
     )
-    return Step(note=f"job {recipe.sft_job.pk} queued: {steps} steps")
+
+
+def start_sft(recipe: Recipe) -> Step:
+    dataset = _present(recipe.sft_dataset, "SFT dataset")
+    recipe.sft_job = _training_job(recipe, "sft", dataset, recipe.config["model"], save_every=5)
+    return Step(note=f"job {recipe.sft_job.pk} queued: {recipe.config['sft']['max_steps']} steps")
 
 
 def start_grpo(recipe: Recipe) -> Step:
     """GRPO from the SFT job's final model, on the RL prompts (skipped at grpo.max_steps 0)."""
-    from apps.training.services import job_create
-
     config = recipe.config
     steps = config["grpo"]["max_steps"]
     if steps == 0:
         return Step(done=True, note="skipped: grpo.max_steps is 0")
-    recipe.grpo_job = job_create(
-        user=owner(recipe),
-        kind="grpo",
-        dataset_id=_present(recipe.rl_dataset, "RL dataset").pk,
-        model=final_model(_present(recipe.sft_job, "SFT job")),
-        params={
-            "max_steps": steps,
-            "save_steps": min(2, steps),
-            "seed": config["seed"],
-            "grpo": config["grpo"]["params"],
-            "rollout": config["rollout"],
-            "lora": config["lora"],
-        },
-        name=f"Recipe {recipe.pk} GRPO",
+    dataset = _present(recipe.rl_dataset, "RL dataset")
+    model = final_model(_present(recipe.sft_job, "SFT job"))
+    recipe.grpo_job = _training_job(
+        recipe, "grpo", dataset, model, save_every=2, rollout=config["rollout"]
     )
     return Step(note=f"job {recipe.grpo_job.pk} queued from the SFT model: {steps} steps")
 
 
 def final_model(job: Any) -> str:
-    from apps.common.errors import NotFound
-    from apps.training.selectors import checkpoint_get
-
     try:
         return checkpoint_get(job, "final").path
     except NotFound:
@@ -278,8 +261,6 @@ def check_grpo(recipe: Recipe) -> Step:
 def start_evaluate(recipe: Recipe) -> Step:
     """The SFT model and its base, then the GRPO model, by the same agent loop on the same
     held-out tasks of the recipe's campaign."""
-    from apps.training.services import evaluation_create
-
     config, user = recipe.config, owner(recipe)
     asked = {
         "limit": config["eval"]["tasks"],
@@ -313,8 +294,6 @@ def check_evaluate(recipe: Recipe) -> Step:
 
 
 def start_report(recipe: Recipe) -> Step:
-    from apps.recipes.selectors import results
-
     table = results(recipe)
     shown = [f"{m['label']} {m['mean']:.3f}" for m in table["models"] if m["mean"] is not None]
     return Step(done=True, note="mean reward: " + (", ".join(shown) or "no task scored"))

@@ -3,8 +3,10 @@ its results, and the fragment that page polls while the recipe runs."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
+import yaml
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
@@ -14,6 +16,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from apps.accounts.roles import ROLE_REQUIREMENT, Role
 from apps.common.errors import Conflict, Invalid
+from apps.common.flash import flashed
 from apps.recipes import selectors, services
 from apps.recipes.models import Recipe
 
@@ -91,8 +94,6 @@ def recipe_detail(request: HttpRequest, recipe_id: int) -> HttpResponse:
 
 
 def _config_text(recipe: Recipe) -> str:
-    import yaml
-
     return str(yaml.safe_dump(recipe.config, sort_keys=False))
 
 
@@ -107,22 +108,14 @@ def recipe_progress(request: HttpRequest, recipe_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def recipe_cancel(request: HttpRequest, recipe_id: int) -> HttpResponse:
-    try:
-        services.recipe_cancel(user=request.user, recipe_id=recipe_id)
-    except Conflict as exc:
-        messages.error(request, exc.message)
-    else:
-        messages.success(request, f"Recipe {recipe_id} cancelled.")
+    cancel = partial(services.recipe_cancel, user=request.user, recipe_id=recipe_id)
+    flashed(request, cancel, f"Recipe {recipe_id} cancelled.", refused=Conflict)
     return redirect("recipes:recipe", recipe_id=recipe_id)
 
 
 @login_required
 @require_POST
 def recipe_proceed(request: HttpRequest, recipe_id: int) -> HttpResponse:
-    try:
-        services.recipe_proceed(user=request.user, recipe_id=recipe_id)
-    except Conflict as exc:
-        messages.error(request, exc.message)
-    else:
-        messages.success(request, "The recipe goes on with the tasks audited so far.")
+    proceed = partial(services.recipe_proceed, user=request.user, recipe_id=recipe_id)
+    flashed(request, proceed, "The recipe goes on with the tasks audited so far.", refused=Conflict)
     return redirect("recipes:recipe", recipe_id=recipe_id)

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.contrib.postgres.search import SearchQuery, SearchVector
@@ -10,7 +11,6 @@ from django.db.models import Count, Q, QuerySet
 from apps.accounts.models import User
 from apps.accounts.permissions import require_role
 from apps.accounts.roles import ROLE_REQUIREMENT, Role
-from apps.audit.models import Assignment, AssignmentStatus, CampaignStatus
 from apps.common.errors import NotFound
 from apps.rubrics.models import ProbeRun, RubricVersion, Task, TaskImport
 
@@ -100,18 +100,22 @@ def version_get(*, user: User, task_id: int, number: int) -> RubricVersion:
     return version
 
 
+# Who besides reviewers may edit a task's tree is decided by the apps above this one (audit: an
+# annotator holding an open assignment on the task); each adds its grant in its AppConfig.ready.
+_edit_grants: dict[str, Callable[[User, int], bool]] = {}
+
+
+def task_edit_grant_add(name: str, grant: Callable[[User, int], bool]) -> None:
+    """Let `grant(user, task_id)` allow a user below reviewer to save versions of a task."""
+    _edit_grants[name] = grant
+
+
 def task_editable(*, user: User, task_id: int) -> bool:
-    """Whether `user` may save a new version of a task's tree: a reviewer or above always, an
-    annotator while holding an active assignment on it in an open audit campaign. Reads audit's
-    Assignment table directly (read only): apps.audit.selectors has no "holds this task" read."""
+    """Whether `user` may save a new version of a task's tree: a reviewer or above always, anyone
+    else while a registered grant allows it."""
     if user.has_perm(ROLE_REQUIREMENT[Role.REVIEWER]):
         return True
-    return Assignment.objects.filter(
-        annotator=user,
-        item__task_id=task_id,
-        status=AssignmentStatus.ACTIVE,
-        campaign__status=CampaignStatus.OPEN,
-    ).exists()
+    return any(grant(user, task_id) for grant in _edit_grants.values())
 
 
 def task_import_get(*, user: User, import_id: int) -> TaskImport:

@@ -11,13 +11,16 @@ from django.db import transaction
 from apps.accounts.models import User
 from apps.accounts.permissions import require_role
 from apps.accounts.roles import Role
+from apps.common import llm
 from apps.common.errors import Conflict, Forbidden, Invalid, NotFound
 from apps.common.storable import ensure_storable
+from apps.corpus.selectors import corpus_distractors, corpus_store
 from apps.jobs.dispatch import job_enqueue, job_run, job_send
 from apps.rubrics import engine, selectors
 from apps.rubrics.models import AuditState, Complexity, ProbeRun, RubricVersion, Task, TaskType
 from apps.rubrics.records import open_records
 from apps.rubrics.solutions import probe_text
+from quest.rubric import probe_tree
 
 PROBE = "probe"  # the job kind (apps/rubrics/jobs.py)
 BATCH = 500
@@ -280,7 +283,6 @@ def _judge_client() -> Any:
     """The configured judge (QUESTWEB_JUDGE_MODEL), or None: judge leaves then stay undecided."""
     if not settings.LLM_JUDGE_MODEL:
         return None
-    from apps.live import llm
 
     try:
         return llm.client_for(settings.LLM_JUDGE_MODEL)
@@ -291,9 +293,6 @@ def _judge_client() -> Any:
 
 
 def _probe(run: ProbeRun, judge: Any) -> dict[str, Any]:
-    from apps.corpus.selectors import corpus_distractors, corpus_store
-    from quest.rubric import probe_tree
-
     text = probe_text(run.task)
     if not text:
         raise Invalid("the task has no reference answer or solution to probe with")

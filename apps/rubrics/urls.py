@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
+from apps.jobs.routes import job_routes
 from apps.rubrics import views
 
 app_name = "rubrics"
@@ -9,8 +10,14 @@ app_name = "rubrics"
 urlpatterns = [
     path("", views.task_list, name="list"),
     path("import/", views.task_import, name="import"),
-    path("import/<int:import_id>/", views.task_import_detail, name="import-detail"),
-    path("import/<int:import_id>/cancel/", views.task_import_cancel, name="import-cancel"),
+    *job_routes(
+        "import/<int:import_id>/",
+        views,
+        "task_import",
+        name="import-detail",
+        names="import-",
+        polled=False,
+    ),
     path("<int:task_id>/", views.task_detail, name="detail"),
     path("<int:task_id>/try/", views.task_try, name="try"),
     path("<int:task_id>/versions/", views.task_versions, name="versions"),

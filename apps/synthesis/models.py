@@ -24,7 +24,7 @@ class SynthesisBatch(Job):
 
     # BatchSpec as JSON: generator, count, seed, categories, classes, baseline.
     spec = models.JSONField()
-    # The llm generator's model, as live sessions name them (apps.live.llm); "" for kg.
+    # The llm generator's model, as live sessions name them (apps.common.llm); "" for kg.
     model = models.CharField(max_length=200, blank=True)
     # The llm proposer's seed keywords (a CSV's `keyword` column); empty: derived from the corpus.
     keywords = models.JSONField(default=list, blank=True)

@@ -18,14 +18,19 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from apps.common import llm
 from apps.common.errors import DomainError, Invalid
 from apps.common.storable import ensure_storable, printable
+from apps.corpus.selectors import corpus_distractors, corpus_store, research_toolbox, searcher
 from apps.jobs.dispatch import JobStopped, job_run
 from apps.jobs.models import JobStatus
 from apps.rubrics import selectors as task_selectors
 from apps.synthesis.models import Decision, SynthesisBatch, SynthesisCandidate
 from apps.synthesis.services import SYNTHESIS, candidate_task_write, spec_load
-from quest.synthesis.model import BatchSpec
+from quest.search.encoder import MiniLMEncoder
+from quest.synthesis import runner as engine
+from quest.synthesis.keywords import CorpusKeywords
+from quest.synthesis.model import BatchSpec, SynthesisError
 
 
 def running(batch_id: int) -> bool:
@@ -35,8 +40,6 @@ def running(batch_id: int) -> bool:
 def _research_tools() -> Callable[[], Any]:
     """Fresh research tools for each baseline run; opening the index now says at once when
     there is none (the process keeps one searcher)."""
-    from apps.corpus.selectors import research_toolbox, searcher
-
     searcher()
     return research_toolbox
 
@@ -44,8 +47,6 @@ def _research_tools() -> Callable[[], Any]:
 @functools.cache
 def encoder() -> Any:
     """One MiniLM encoder per worker process; it loads its weights on first use."""
-    from quest.search.encoder import MiniLMEncoder
-
     return MiniLMEncoder()
 
 
@@ -53,8 +54,6 @@ def _llm_inputs(model: str) -> dict[str, Any]:
     """The proposer (also its verifier) and the judge of the trees' judge leaves: the
     configured judge model, unless that is the proposer itself (it would grade its own trees;
     its judge leaves then stay undecided and the funnel says so)."""
-    from apps.live import llm
-
     judge = settings.LLM_JUDGE_MODEL
     try:
         return {
@@ -74,8 +73,6 @@ def engine_inputs(
 ) -> dict[str, Any]:
     """What the engine reads besides the spec; the store's questions and subcategory counts
     now, unless given (a shard's)."""
-    from apps.corpus.selectors import corpus_distractors, corpus_store
-
     pages = corpus_store()
     if pages is None:
         raise Invalid("the corpus is empty: load it on the corpus page first")
@@ -97,8 +94,6 @@ def _keyword_inputs(batch: SynthesisBatch) -> dict[str, Any]:
     """The batch's keywords (a CSV's), else keywords derived from the corpus per subcategory."""
     if batch.keywords:
         return {"keywords": list(batch.keywords)}
-    from apps.corpus.selectors import searcher
-    from quest.synthesis.keywords import CorpusKeywords
 
     index = searcher()
     return {
@@ -149,10 +144,9 @@ def candidate_write(batch: SynthesisBatch, proposed: Any) -> None:
 
 
 def _run(batch: SynthesisBatch) -> dict[str, Any]:
-    from quest.synthesis.runner import synthesize
-
     spec = spec_load(batch.spec)
-    candidates = synthesize(
+    # Through the module, read at each run: a test stands a failing engine in its place.
+    candidates = engine.synthesize(
         spec, should_stop=lambda: not running(batch.pk), **engine_inputs(batch, spec)
     )
     for proposed in candidates:
@@ -161,8 +155,6 @@ def _run(batch: SynthesisBatch) -> dict[str, Any]:
 
 
 def failure(exc: Exception) -> str:
-    from quest.synthesis.model import SynthesisError
-
     if isinstance(exc, DomainError):
         return exc.message
     if isinstance(exc, SynthesisError):

@@ -28,18 +28,29 @@ from apps.accounts.roles import Role
 from apps.audit import selectors as audit_selectors
 from apps.audit import services as audit_services
 from apps.audit.models import Campaign
+from apps.common import llm
 from apps.common.errors import Conflict, Invalid, NotFound
+from apps.common.llm import needs_gpu
 from apps.common.storable import ensure_storable, printable
 from apps.jobs.dispatch import job_send, jobs_expire, task_send
 from apps.jobs.models import ACTIVE
 from apps.jobs.services import job_cancel
 from apps.rubrics.models import Task
+from apps.rubrics.selectors import subcategory_counts
 from apps.rubrics.services import task_discard_untouched, task_prepare, tasks_write
 from apps.synthesis import selectors
 from apps.synthesis.models import BatchCampaign, Decision, SynthesisBatch, SynthesisCandidate
 from apps.synthesis.records import task_record
 from quest.synthesis import shards
+from quest.synthesis.keywords import (
+    MAX_KEYWORD_CHARS,
+    MAX_KEYWORDS,
+    KeywordError,
+    read_keywords,
+)
+from quest.synthesis.kgsynth import SUBCATEGORIES as KG
 from quest.synthesis.model import BatchSpec
+from quest.synthesis.seeds import SUBCATEGORIES
 from workers.queues import Queue
 
 SPEC_FIELDS = (
@@ -84,9 +95,6 @@ def _typed(data: Mapping[str, Any]) -> dict[str, Any]:
 def writable_subcategories(generator: str) -> tuple[str, ...]:
     """The subcategories a generator writes tasks for: the kg synthesizer has geography
     framings of 15 of QUEST's 24, the llm proposer takes any."""
-    from quest.synthesis.kgsynth import SUBCATEGORIES as KG
-    from quest.synthesis.seeds import SUBCATEGORIES
-
     return {"kg": KG, "llm": SUBCATEGORIES}.get(generator, ())
 
 
@@ -140,7 +148,6 @@ def _model(spec: BatchSpec, model: str) -> str:
         if model:
             raise Invalid(f"the {spec.generator} generator takes no model")
         return ""
-    from apps.live import llm
 
     choices = llm.model_choices()
     chosen = model or choices[0]
@@ -150,8 +157,6 @@ def _model(spec: BatchSpec, model: str) -> str:
 
 
 def _enqueue(batch: SynthesisBatch) -> None:
-    from apps.live.llm import needs_gpu
-
     if batch.shards:
         enqueue_shards(batch, range(batch.shards))
         return
@@ -161,13 +166,6 @@ def _enqueue(batch: SynthesisBatch) -> None:
 def keywords_parse(keywords: Any) -> list[str]:
     """Seed keywords as given over REST (a list) or uploaded (CSV bytes with a `keyword`
     column); Invalid saying what is wrong."""
-    from quest.synthesis.keywords import (
-        MAX_KEYWORD_CHARS,
-        MAX_KEYWORDS,
-        KeywordError,
-        read_keywords,
-    )
-
     if isinstance(keywords, bytes):
         try:
             return read_keywords(keywords, name="the keyword file")
@@ -226,8 +224,6 @@ def _sharding(spec: BatchSpec) -> dict[str, int]:
 
 
 def enqueue_shards(batch: SynthesisBatch, numbers: range) -> None:
-    from apps.rubrics.selectors import subcategory_counts
-
     # Every shard of a wave samples subcategories from the same counts, whatever the others
     # write (a later wave's counts hold the earlier waves' tasks).
     used = subcategory_counts()

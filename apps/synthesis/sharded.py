@@ -23,6 +23,7 @@ from django.utils import timezone
 from apps.common.errors import NotFound
 from apps.jobs.dispatch import JobStopped, job_end, job_start
 from apps.jobs.models import JobStatus
+from apps.rubrics.models import Task
 from apps.rubrics.services import task_discard_untouched
 from apps.synthesis import runner
 from apps.synthesis.models import SynthesisBatch, SynthesisCandidate
@@ -41,8 +42,6 @@ def _claim(batch_id: int) -> bool:
 def _store_questions(batch: SynthesisBatch) -> list[str]:
     """The task store's questions but this batch's own: the duplicate stage of every shard then
     starts from the same store, whichever shards have written already."""
-    from apps.rubrics.models import Task
-
     rows = Task.objects.exclude(synthesis_candidates__batch=batch)
     return list(rows.values_list("question", flat=True))
 

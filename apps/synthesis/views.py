@@ -16,8 +16,9 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from apps.accounts.models import User
 from apps.accounts.roles import ROLE_REQUIREMENT, Role
 from apps.audit.streaming import stream_response
+from apps.common import llm
 from apps.common.errors import Conflict, DomainError, Invalid
-from apps.live import llm
+from apps.jobs.pages import progress_fragment
 from apps.rubrics import engine
 from apps.rubrics.tree_view import solution_items, tree_rows
 from apps.synthesis import charts, selectors, services
@@ -216,10 +217,7 @@ def batch_progress(request: HttpRequest, batch_id: int) -> HttpResponse:
     reloaded (HX-Refresh) so its charts and candidates show the finished batch."""
     batch = services.batch_status(user=_user(request), batch_id=batch_id)
     context = {"batch": batch, "can_manage": _can_manage(request)}
-    response = render(request, "synthesis/batch_detail.html#progress", context)
-    if not batch.is_active and request.htmx:  # type: ignore[attr-defined]
-        response["HX-Refresh"] = "true"
-    return response
+    return progress_fragment(request, "synthesis/batch_detail.html#progress", batch, context)
 
 
 @login_required

@@ -12,52 +12,38 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 
-from apps.common.websockets import CLOSE_BAD_REQUEST, ViewerConsumer, after_param
+from apps.common.websockets import ResumingConsumer
 from apps.training import selectors
 from apps.training.broadcast import group_name, metric_message, status_message
 from apps.training.models import TrainingJob
 
 
-class JobConsumer(ViewerConsumer):
+class JobConsumer(ResumingConsumer):
     job: TrainingJob
-    last_line: int
 
-    async def connect(self) -> None:
-        after = after_param(self.scope.get("query_string", b""), default=-1, lowest=-1)
-        if after is None:
-            await self.refuse(CLOSE_BAD_REQUEST)
-            return
-        job = await self.load(
-            lambda: selectors.job_get(
-                user=self.scope.get("user"), job_id=self.scope["url_route"]["kwargs"]["job_id"]
-            )
-        )
-        if job is None:
-            return
-        self.job, self.last_line = job, after
-        await self.join(group_name(job.pk))
-        await self._catch_up()
+    lowest = -1
+
+    def watched(self, user: Any, **route: Any) -> TrainingJob:
+        self.job = selectors.job_get(user=user, job_id=route["job_id"])
+        return self.job
+
+    def group_of(self, watched: TrainingJob) -> str:
+        return group_name(watched.pk)
 
     async def training_update(self, message: dict[str, Any]) -> None:
         line = message.get("line")
         if line is None:  # a status change
             await self.send(text_data=message["text"])
             return
-        if line <= self.last_line:
-            return
-        if line == self.last_line + 1:
-            await self.send(text_data=message["text"])
-            self.last_line = line
-            return
-        await self._catch_up()
+        await self.pass_on(line, message["text"])
 
-    async def _catch_up(self) -> None:
+    async def catch_up(self) -> None:
         job, metrics = await database_sync_to_async(self._read)()
         await self.send_json(status_message(job))
         for metric in metrics:
             await self.send(text_data=json.dumps(metric_message(metric)))
-            self.last_line = metric.line
+            self.last = metric.line
 
     def _read(self) -> tuple[TrainingJob, list[Any]]:
         job = TrainingJob.objects.get(pk=self.job.pk)
-        return job, selectors.metrics_after(job, after=self.last_line)
+        return job, selectors.metrics_after(job, after=self.last)

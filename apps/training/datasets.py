@@ -22,10 +22,29 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from apps.corpus.selectors import research_toolbox
+from apps.audit.models import CampaignTask
+from apps.common import llm
+from apps.corpus.selectors import research_toolbox, store
 from apps.jobs.models import JobStatus
 from apps.training import selectors
 from apps.training.models import DatasetKind, TrainingDataset
+from quest.agent import RuleCondenser, ScriptedPolicy
+from quest.agent.condenser import LLMCondenser
+from quest.agent.policies import LLMPolicy
+from quest.training import (
+    DatasetError,
+    MidBuilder,
+    SFTBuilder,
+    build_rl,
+    read_jsonl,
+    read_rollouts,
+    task_from_record,
+    tokenize_messages,
+    write_jsonl,
+    write_rl,
+)
+from quest.training.collect import collect
+from quest.training.models import smollm2_tokenizer
 
 PREVIEW_ROWS = 5
 TRAJECTORIES = "trajectories.jsonl"
@@ -81,8 +100,6 @@ def _end(dataset_id: int, status: str, **fields: Any) -> None:
 
 def _tasks(dataset: TrainingDataset, directory: Path, beat: Beat) -> list[Any]:
     """The gated tasks of the dataset's split, written to tasks.jsonl; held-out tasks never."""
-    from quest.training import DatasetError, task_from_record, write_jsonl
-
     records, tasks, skipped = [], [], []
     limit = int(dataset.params.get("limit") or 0)
     campaign = campaign_tasks(dataset.params.get("campaign"))
@@ -109,16 +126,12 @@ def _tasks(dataset: TrainingDataset, directory: Path, beat: Beat) -> list[Any]:
 
 def campaign_tasks(campaign_id: int | None) -> set[int] | None:
     """The tasks of an audit campaign (None: no campaign asked, every gated task counts)."""
-    from apps.audit.models import CampaignTask
-
     if campaign_id is None:
         return None
     return set(CampaignTask.objects.filter(campaign_id=campaign_id).values_list("task", flat=True))
 
 
 def _rl(dataset: TrainingDataset, directory: Path, beat: Beat) -> dict[str, Any]:
-    from quest.training import build_rl, write_rl
-
     tasks = _tasks(dataset, directory, beat)
     built = build_rl(tasks, data_source="questweb")
     rows = write_rl(directory / "rl.jsonl", built.rows)
@@ -130,9 +143,6 @@ def _rl(dataset: TrainingDataset, directory: Path, beat: Beat) -> dict[str, Any]
 
 
 def _sft(dataset: TrainingDataset, directory: Path, beat: Beat) -> dict[str, Any]:
-    from quest.training import SFTBuilder, read_jsonl, read_rollouts, write_jsonl
-    from quest.training.collect import collect
-
     params = dataset.params
     judge = _judge(params["policy"])
     tasks = _tasks(dataset, directory, beat)
@@ -183,8 +193,6 @@ def _decidable(tasks: list[Any], dataset: TrainingDataset) -> list[Any]:
 
 
 def _mid(dataset: TrainingDataset, directory: Path, beat: Beat) -> dict[str, Any]:
-    from quest.training import MidBuilder, read_jsonl, read_rollouts, write_jsonl
-
     source = TrainingDataset.objects.get(pk=dataset.params["source_dataset"])
     trajectories = Path(source.directory) / TRAJECTORIES
     if not trajectories.is_file():
@@ -221,13 +229,8 @@ _BUILDERS = {DatasetKind.RL: _rl, DatasetKind.SFT: _sft, DatasetKind.MID: _mid}
 def _policy(spec: str) -> tuple[Callable[[], Any], Callable[[], Any]]:
     """(policy factory, condenser factory): the scripted researcher, or a model as live
     sessions reach it (one client shared by every rollout)."""
-    from quest.agent import RuleCondenser, ScriptedPolicy
-
     if spec == "scripted":
         return ScriptedPolicy, RuleCondenser
-    from apps.live import llm
-    from quest.agent.condenser import LLMCondenser
-    from quest.agent.policies import LLMPolicy
 
     client = llm.client_for(spec)
     return (lambda: LLMPolicy(client)), (lambda: LLMCondenser(client))
@@ -238,15 +241,12 @@ def _judge(policy: str) -> Any:
     model = settings.LLM_JUDGE_MODEL
     if not model or model == policy:
         return None
-    from apps.live import llm
 
     return llm.client_for(model)
 
 
 def _store() -> Any:
     """The corpus's pages (the corpus app keeps one store per corpus version)."""
-    from apps.corpus.selectors import store
-
     return store()
 
 
@@ -257,8 +257,6 @@ def _token_stats(rows_file: Path, directory: Path) -> dict[str, Any]:
     """Token lengths of every row under SmolLM2's chat template (the tokenizer of both
     built-in models), written to lengths.json; the first rows' text split into trained and
     untrained spans, written to preview.json."""
-    from quest.training import read_jsonl
-
     tokenizer = _tokenizer()
     lengths, trained, preview = [], 0, []
     for number, row in read_jsonl(rows_file):
@@ -286,14 +284,10 @@ def _token_stats(rows_file: Path, directory: Path) -> dict[str, Any]:
 
 @functools.cache
 def _tokenizer() -> Any:
-    from quest.training.models import smollm2_tokenizer
-
     return smollm2_tokenizer()
 
 
 def _tokenized(tokenizer: Any, row: dict[str, Any]) -> tuple[list[int], list[int]]:
-    from quest.training import tokenize_messages
-
     if "messages" in row:
         tokenized = tokenize_messages(tokenizer, row["messages"])
         return tokenized.input_ids, tokenized.loss_mask

@@ -20,6 +20,11 @@ from apps.corpus.selectors import research_toolbox
 from apps.jobs.models import JobStatus
 from apps.training import datasets, selectors
 from apps.training.models import Evaluation
+from quest.agent import Budgets
+from quest.training import task_from_record
+from quest.training.config import SMOLLM2, TINY
+from quest.training.evaluate import TaskScore, evaluate, paired_difference, policy_for, summarize
+from quest.training.models import load_model
 
 
 def run(evaluation_id: int, beat: Callable[..., bool]) -> None:
@@ -47,8 +52,6 @@ def run(evaluation_id: int, beat: Callable[..., bool]) -> None:
 
 
 def _tasks(task_ids: list[str]) -> list[Any]:
-    from quest.training import task_from_record
-
     wanted = set(task_ids)
     found = {
         str(task.pk): task_from_record(selectors.task_record(task, version))
@@ -64,9 +67,6 @@ def _tasks(task_ids: list[str]) -> list[Any]:
 def _scores(
     evaluation: Evaluation, tasks: list[Any], model: str, beat: Callable[..., bool]
 ) -> list[Any]:
-    from quest.agent import Budgets
-    from quest.training.evaluate import evaluate, policy_for
-
     budgets = Budgets(**evaluation.budgets)
     policy_factory, condenser_factory = policy_for(_spec(model), budgets=budgets)
     done = Evaluation.objects.values_list("done", flat=True).get(pk=evaluation.pk)
@@ -92,8 +92,6 @@ def _scores(
 
 
 def _spec(model: str) -> str:
-    from quest.training.config import SMOLLM2, TINY
-
     if model == SMOLLM2:
         return "transformers:smollm2"
     if model == TINY:
@@ -102,8 +100,6 @@ def _spec(model: str) -> str:
 
 
 def _tiny_directory(seed: int = 0) -> Path:
-    from quest.training.models import load_model
-
     directory = selectors.training_root() / "models" / f"tiny-seed-{seed}"
     if not (directory / "config.json").is_file():
         model, tokenizer = load_model("tiny", seed=seed)
@@ -113,14 +109,10 @@ def _tiny_directory(seed: int = 0) -> Path:
 
 
 def _model_result(model: str, scores: list[Any]) -> dict[str, Any]:
-    from quest.training.evaluate import summarize
-
     return {"model": model, **summarize(scores), "scores": [s.to_dict() for s in scores]}
 
 
 def _difference(results: dict[str, Any]) -> dict[str, Any]:
-    from quest.training.evaluate import TaskScore, paired_difference
-
     def scores(label: str) -> list[TaskScore]:
         return [TaskScore(**s) for s in results["models"][label]["scores"]]
 

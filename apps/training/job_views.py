@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import zlib
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -20,11 +21,13 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from apps.common.errors import Conflict, Invalid, NotFound
+from apps.common.flash import flashed
 from apps.jobs.models import JobStatus
 from apps.training import job_charts, launch, selectors, services
 from apps.training.models import JobKind, TrainingJob
 from apps.training.paths import shown_paths
 from apps.training.views import can_manage, form_number, page_user
+from quest.training.config import SMOLLM2, TINY, ConfigError, parse_config, render_yaml
 
 ROLLOUTS_PER_PAGE = 20
 MB = 1024 * 1024
@@ -41,8 +44,6 @@ def _int(value: str | None) -> int | None:
 def _base_models(request: HttpRequest) -> list[tuple[str, str]]:
     """(value, label) of the base models a job can start from: the built-in two, then the
     checkpoints of ended jobs."""
-    from quest.training.config import SMOLLM2, TINY
-
     found = [(TINY, "tiny (random weights, for smoke runs)"), (SMOLLM2, "SmolLM2-135M-Instruct")]
     for job, checkpoint in selectors.ended_checkpoints(user=page_user(request)):
         label = f"job {job.pk} {job.name[:40]} · {checkpoint.name}"
@@ -198,8 +199,6 @@ def _checkpoints_context(request: HttpRequest, job: TrainingJob) -> dict[str, An
 
 
 def _config_yaml(job: TrainingJob) -> str:
-    from quest.training.config import ConfigError, parse_config, render_yaml
-
     try:
         text = str(render_yaml(parse_config(job.config)))
     except ConfigError:
@@ -244,47 +243,45 @@ def _unchanged(request: HttpRequest, job: TrainingJob, seen: Any) -> bool:
     return job.is_active and request.GET.get("seen") == str(seen)
 
 
+def _polled(request: HttpRequest, job_id: int, part: str, context_of: Any) -> HttpResponse:
+    """One of the job page's polled parts (`part`: rollouts, log, checkpoints), or 'no change'
+    while the job runs and the client has seen it all."""
+    job = selectors.job_get(user=page_user(request), job_id=job_id)
+    context = {"job": job, **context_of(job)}
+    if _unchanged(request, job, context[f"{part}_seen"]):
+        return HttpResponse(status=NO_CHANGE)
+    return render(request, f"training/job_detail.html#{part}", context)
+
+
 @login_required
 @require_GET
 def job_rollouts(request: HttpRequest, job_id: int) -> HttpResponse:
-    job = selectors.job_get(user=page_user(request), job_id=job_id)
-    context = {"job": job, **_rollouts_context(request, job)}
-    if _unchanged(request, job, context["rollouts_seen"]):
-        return HttpResponse(status=NO_CHANGE)
-    return render(request, "training/job_detail.html#rollouts", context)
+    return _polled(request, job_id, "rollouts", lambda job: _rollouts_context(request, job))
 
 
 @login_required
 @require_GET
 def job_log(request: HttpRequest, job_id: int) -> HttpResponse:
-    job = selectors.job_get(user=page_user(request), job_id=job_id)
-    context = {"job": job, **_log_context(job)}
-    if _unchanged(request, job, context["log_seen"]):
-        return HttpResponse(status=NO_CHANGE)
-    return render(request, "training/job_detail.html#log", context)
+    return _polled(request, job_id, "log", _log_context)
 
 
 @login_required
 @require_GET
 def job_checkpoints(request: HttpRequest, job_id: int) -> HttpResponse:
-    job = selectors.job_get(user=page_user(request), job_id=job_id)
-    context = {"job": job, **_checkpoints_context(request, job)}
-    if _unchanged(request, job, context["checkpoints_seen"]):
-        return HttpResponse(status=NO_CHANGE)
-    return render(request, "training/job_detail.html#checkpoints", context)
+    return _polled(request, job_id, "checkpoints", lambda job: _checkpoints_context(request, job))
+
+
+def _cancel_said(job: TrainingJob) -> str:
+    note = ("stopping: the run saves a checkpoint at the end of its step"
+            if job.cancel_requested else "cancelled before it started")  # fmt: skip
+    return f"Job {job.pk} {note}."
 
 
 @login_required
 @require_POST
 def job_cancel(request: HttpRequest, job_id: int) -> HttpResponse:
-    try:
-        job = services.job_cancel(user=page_user(request), job_id=job_id)
-    except Conflict as exc:
-        messages.error(request, exc.message)
-    else:
-        note = ("stopping: the run saves a checkpoint at the end of its step"
-                if job.cancel_requested else "cancelled before it started")  # fmt: skip
-        messages.success(request, f"Job {job_id} {note}.")
+    cancel = partial(services.job_cancel, user=page_user(request), job_id=job_id)
+    flashed(request, cancel, _cancel_said, refused=Conflict)
     return redirect("training:job", job_id=job_id)
 
 

@@ -12,6 +12,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from apps.common.errors import Invalid
+from quest.training.config import (
+    GRPOParams,
+    LoraParams,
+    RolloutBudgets,
+    SFTParams,
+    TrainConfig,
+)
 
 # `resumable` too: a job page resumes a stopped job only from a checkpoint that kept its
 # optimiser state, which a job launched resumable: false never writes.
@@ -37,14 +44,6 @@ class Field:
 
 
 def _models() -> dict[str, Any]:
-    from quest.training.config import (
-        GRPOParams,
-        LoraParams,
-        RolloutBudgets,
-        SFTParams,
-        TrainConfig,
-    )
-
     return {"": TrainConfig, "grpo": GRPOParams, "rollout": RolloutBudgets, "sft": SFTParams,
             "lora": LoraParams}  # fmt: skip
 

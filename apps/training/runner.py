@@ -29,8 +29,18 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.jobs.models import JobStatus
-from apps.training import broadcast, datasets
-from apps.training.models import TrainingJob, TrainingMetric, TrainingRollout
+from apps.training import broadcast, datasets, evaluations
+from apps.training.models import (
+    Evaluation,
+    TrainingDataset,
+    TrainingJob,
+    TrainingMetric,
+    TrainingRollout,
+)
+from apps.training.selectors import file_tail
+from quest.training.callbacks import METRICS_FILE
+from quest.training.config import parse_config, render_yaml
+from quest.training.trainers import ROLLOUTS
 
 log = logging.getLogger(__name__)
 
@@ -70,8 +80,6 @@ def job_run(*, job_id: int, hostname: str = "") -> None:
 
 
 def _start(job: TrainingJob, out: Path) -> subprocess.Popen[bytes]:
-    from quest.training.config import parse_config, render_yaml
-
     out.mkdir(parents=True, exist_ok=True)
     config = out / "config.yaml"
     config.write_text(render_yaml(parse_config(job.config)), encoding="utf-8")
@@ -126,9 +134,6 @@ class _Tail:
 
 
 def _supervise(job: TrainingJob, process: subprocess.Popen[bytes], out: Path) -> None:
-    from quest.training.callbacks import METRICS_FILE
-    from quest.training.trainers import ROLLOUTS
-
     metrics, rollouts = _Tail(out / METRICS_FILE), _Tail(out / ROLLOUTS)
     stop = _Stopper(job, process, out)
     while process.poll() is None:
@@ -230,8 +235,6 @@ def _result(path: Path) -> dict[str, Any]:
 
 def _failure(path: Path, code: int) -> str:
     """The run's exit code and the last lines of its log: what a person reads first."""
-    from apps.training.selectors import file_tail
-
     lines = [line for line in file_tail(path, max_bytes=16_000).splitlines() if line.strip()]
     errors = [line for line in lines if line.startswith("error:")]
     shown = errors[-1:] if errors else lines[-ERROR_LINES:]
@@ -255,17 +258,12 @@ def _end_job(
 
 
 def dataset_run(*, dataset_id: int) -> None:
-    from apps.training.models import TrainingDataset
-
     if not _claim(TrainingDataset, dataset_id):
         return
     datasets.build(dataset_id, _heartbeat(TrainingDataset, dataset_id))
 
 
 def evaluation_run(*, evaluation_id: int) -> None:
-    from apps.training import evaluations
-    from apps.training.models import Evaluation
-
     if not _claim(Evaluation, evaluation_id):
         return
     evaluations.run(evaluation_id, _heartbeat(Evaluation, evaluation_id))

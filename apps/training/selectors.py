@@ -15,6 +15,7 @@ from django.db.models import QuerySet
 
 from apps.accounts.permissions import require_role
 from apps.accounts.roles import Role
+from apps.audit.selectors import training_versions
 from apps.common.errors import NotFound
 from apps.jobs.models import ENDED, JobStatus
 from apps.rubrics.models import RubricVersion, Task
@@ -41,8 +42,6 @@ START_MODEL = "start model"  # the model a job started from, at step 0 of its he
 def gated_versions(*, split: str) -> Iterator[tuple[Task, RubricVersion]]:
     """The training gate's tasks (accepted in an audit, probed sound) with their gated tree
     version, of one split: "train", "held_out" or "all"."""
-    from apps.audit.selectors import training_versions
-
     for task, version in training_versions():
         if split == "all" or held_out(task.pk) == (split == "held_out"):
             yield task, version

@@ -5,6 +5,7 @@ page and the launch form are in job_views.py."""
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any
 
 from django.contrib import messages
@@ -16,6 +17,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from apps.accounts.models import User
 from apps.accounts.roles import ROLE_REQUIREMENT, Role
 from apps.common.errors import Conflict, Invalid
+from apps.common.flash import flashed
+from apps.jobs.pages import progress_fragment
 from apps.training import charts, compare, datasets, selectors, services
 from apps.training.models import DatasetKind, Evaluation, TrainingDataset, TrainingJob
 from apps.training.paths import shown_paths
@@ -182,32 +185,15 @@ def dataset_progress(request: HttpRequest, dataset_id: int) -> HttpResponse:
 
 def _progress(request: HttpRequest, template: str, **row: Any) -> HttpResponse:
     """A polled progress fragment; once its row ended the page reloads (HX-Refresh)."""
-    response = render(request, template, {**row, "can_manage": can_manage(request)})
     [work] = row.values()
-    if not work.is_active and request.htmx:  # type: ignore[attr-defined]
-        response["HX-Refresh"] = "true"
-    return response
-
-
-def _cancelled(request: HttpRequest, cancel: Any, done: str) -> None:
-    """Run a cancel service, saying what happened on the next page."""
-    try:
-        cancel()
-    except Conflict as exc:
-        messages.error(request, exc.message)
-    else:
-        messages.success(request, done)
+    return progress_fragment(request, template, work, {**row, "can_manage": can_manage(request)})
 
 
 @login_required
 @require_POST
 def dataset_cancel(request: HttpRequest, dataset_id: int) -> HttpResponse:
-    user = page_user(request)
-    _cancelled(
-        request,
-        lambda: services.dataset_cancel(user=user, dataset_id=dataset_id),
-        f"Dataset {dataset_id} cancelled.",
-    )
+    cancel = partial(services.dataset_cancel, user=page_user(request), dataset_id=dataset_id)
+    flashed(request, cancel, f"Dataset {dataset_id} cancelled.", refused=Conflict)
     return redirect("training:dataset", dataset_id=dataset_id)
 
 
@@ -316,11 +302,9 @@ def evaluation_progress(request: HttpRequest, evaluation_id: int) -> HttpRespons
 @require_POST
 def evaluation_cancel(request: HttpRequest, evaluation_id: int) -> HttpResponse:
     user = page_user(request)
-    _cancelled(
-        request,
-        lambda: services.evaluation_cancel(user=user, evaluation_id=evaluation_id),
-        f"Evaluation {evaluation_id}: cancel asked; results so far stay.",
-    )
+    cancel = partial(services.evaluation_cancel, user=user, evaluation_id=evaluation_id)
+    said = f"Evaluation {evaluation_id}: cancel asked; results so far stay."
+    flashed(request, cancel, said, refused=Conflict)
     return redirect("training:evaluation", evaluation_id=evaluation_id)
 
 

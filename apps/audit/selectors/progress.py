@@ -12,7 +12,7 @@ from django.utils import timezone
 from apps.accounts.models import User
 from apps.accounts.permissions import require_role
 from apps.accounts.roles import Role
-from apps.audit.models import Assignment, AssignmentStatus, CampaignTask, ItemState
+from apps.audit.models import Assignment, AssignmentStatus, CampaignStatus, CampaignTask, ItemState
 
 TASKS_PER_PAGE = 50
 
@@ -76,3 +76,14 @@ def campaign_open_work(*, user: User, campaign_id: int) -> OpenWork:
         campaign_id=campaign_id, status=AssignmentStatus.ACTIVE, lock_expires_at__gt=timezone.now()
     )
     return OpenWork(items.exclude(state=ItemState.DECIDED).count(), holding.count())
+
+
+def task_held(user: User, task_id: int) -> bool:
+    """Whether `user` holds an active assignment on the task in an open campaign: what lets an
+    annotator save versions of its tree (rubrics' task_editable asks through this grant)."""
+    return Assignment.objects.filter(
+        annotator=user,
+        item__task_id=task_id,
+        status=AssignmentStatus.ACTIVE,
+        campaign__status=CampaignStatus.OPEN,
+    ).exists()

@@ -16,8 +16,10 @@ from apps.accounts.permissions import require_role
 from apps.accounts.roles import Role
 from apps.audit.models import Campaign, CampaignTask, JudgeVerdict
 from apps.audit.services.submissions import node_kinds
+from apps.common import llm
 from apps.common.errors import Invalid, NotFound
 from apps.jobs.dispatch import task_enqueue
+from apps.rubrics.evaluation import answer_evaluate
 from apps.rubrics.solutions import probe_text
 from workers.queues import Queue
 
@@ -41,9 +43,6 @@ def solutions_judge_enqueue(*, user: User, campaign_id: int) -> int:
 
 def solutions_judge_run(*, campaign_id: int, client: Any = None) -> int:
     """Judge the reference solution of each task of the campaign; the leaf verdicts written."""
-    from apps.live import llm
-    from apps.rubrics.evaluation import answer_evaluate
-
     client = client if client is not None else llm.client_for(settings.LLM_JUDGE_MODEL)
     name = settings.LLM_JUDGE_MODEL or getattr(client, "name", "judge")
     written = 0

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from django.conf import settings
@@ -14,8 +15,10 @@ from apps.accounts.roles import ROLE_REQUIREMENT, Role
 from apps.audit import selectors, services
 from apps.audit.models import AssignmentStatus
 from apps.common.errors import DomainError, Invalid
+from apps.common.flash import flashed
 from apps.rubrics.models import AuditState, TaskType
 from apps.rubrics.selectors import task_facets
+from apps.rubrics.services import ProbesQueued
 
 
 def _user(request: HttpRequest) -> User:
@@ -181,15 +184,14 @@ def campaign_close(request: HttpRequest, campaign_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def campaign_judge(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    try:
-        count = services.solutions_judge_enqueue(user=_user(request), campaign_id=campaign_id)
-    except DomainError as exc:
-        messages.error(request, exc.message)
-    else:
-        messages.success(
-            request,
-            f"The judge will score the reference solutions of {count} tasks in the background.",
-        )
+    judge = partial(services.solutions_judge_enqueue, user=_user(request), campaign_id=campaign_id)
+    flashed(
+        request,
+        judge,
+        lambda count: (
+            f"The judge will score the reference solutions of {count} tasks in the background."
+        ),
+    )
     return redirect("audit:campaign", campaign_id=campaign_id)
 
 
@@ -197,21 +199,19 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
+def _probes_said(done: ProbesQueued) -> str:
+    said = f"{_count(done.queued, 'probe')} queued, {_count(done.already, 'tree')} probed already"
+    if done.skipped:
+        said += f", {_count(len(done.skipped), 'task')} with no reference answer to probe with"
+    return said + "."
+
+
 @login_required
 @require_POST
 def campaign_probe(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """Probe all: the campaign's trees the gate may train on and nobody probed."""
-    try:
-        done = services.campaign_probe_all(user=_user(request), campaign_id=campaign_id)
-    except DomainError as exc:
-        messages.error(request, exc.message)
-    else:
-        said = (
-            f"{_count(done.queued, 'probe')} queued, {_count(done.already, 'tree')} probed already"
-        )
-        if done.skipped:
-            said += f", {_count(len(done.skipped), 'task')} with no reference answer to probe with"
-        messages.success(request, said + ".")
+    probe = partial(services.campaign_probe_all, user=_user(request), campaign_id=campaign_id)
+    flashed(request, probe, _probes_said)
     return redirect("audit:campaign", campaign_id=campaign_id)
 
 

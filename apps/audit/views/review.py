@@ -6,7 +6,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import FileResponse, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -206,7 +206,5 @@ def export_status(request: HttpRequest, export_id: int) -> HttpResponse:
 @login_required
 @require_GET
 def export_download(request: HttpRequest, export_id: int) -> HttpResponse:
-    from django.http import FileResponse
-
     path = export_path(selectors.export_get(user=_user(request), export_id=export_id))
     return FileResponse(path.open("rb"), as_attachment=True, filename=path.name)

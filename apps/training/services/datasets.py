@@ -8,6 +8,8 @@ from typing import Any
 
 from django.db import transaction
 
+from apps.audit.models import Campaign
+from apps.common import llm
 from apps.common.errors import Invalid
 from apps.common.storable import ensure_storable
 from apps.jobs.dispatch import job_enqueue
@@ -15,6 +17,7 @@ from apps.jobs.models import JobStatus
 from apps.training import selectors
 from apps.training.models import DatasetKind, TrainingDataset
 from apps.training.services.common import admin, name_of, room, stop_or_cancel, whole
+from quest.llm.local import SMOLLM2
 from workers.queues import Queue
 
 SCRIPTED = "scripted"
@@ -37,8 +40,6 @@ MAX_TASKS = 100_000
 
 
 def policy_choices() -> list[str]:
-    from apps.live import llm
-
     return [SCRIPTED, *llm.model_choices()]
 
 
@@ -85,8 +86,6 @@ def _collect_params(data: Mapping[str, Any]) -> dict[str, Any]:
 
 def _campaign(value: Any) -> int:
     """An audit campaign whose gated tasks alone the dataset is built from (a recipe's)."""
-    from apps.audit.models import Campaign
-
     if isinstance(value, bool) or not isinstance(value, int):
         raise Invalid("campaign must be the id of an audit campaign")
     if not Campaign.objects.filter(pk=value).exists():
@@ -127,9 +126,6 @@ def dataset_create(
 
 def runs_in_process(policy: str) -> bool:
     """Whether a policy's model runs inside the worker (so on the gpu queue's solo worker)."""
-    from apps.live import llm
-    from quest.llm.local import SMOLLM2
-
     return policy == SMOLLM2 or llm.needs_gpu(policy)
 
 

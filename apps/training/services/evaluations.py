@@ -11,8 +11,10 @@ from django.db import transaction
 from apps.common.errors import Invalid
 from apps.jobs.dispatch import job_enqueue
 from apps.training import selectors
+from apps.training.datasets import campaign_tasks
 from apps.training.models import Evaluation, TrainingJob
 from apps.training.services.common import admin, room, stop_or_cancel, whole
+from quest.training import DatasetError, task_from_record
 
 DEFAULT_EVAL_TASKS = 40
 MAX_EVAL_TASKS = 2_000
@@ -64,9 +66,6 @@ def held_out_tasks(job: TrainingJob, limit: int, *, campaign_id: int | None = No
     """Held-out gated tasks none of the job's data came from (of one campaign, when named);
     without a judge, only those whose trees can be scored without one (the others would all
     be dropped)."""
-    from apps.training.datasets import campaign_tasks
-    from quest.training import DatasetError, task_from_record
-
     used = set(job.dataset.task_ids) if job.dataset else set()
     judged = bool(settings.LLM_JUDGE_MODEL)
     wanted = campaign_tasks(campaign_id)

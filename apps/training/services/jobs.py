@@ -19,6 +19,7 @@ from apps.training.models import DatasetKind, JobKind, TrainingDataset, Training
 from apps.training.paths import shown_paths
 from apps.training.services.common import admin, name_of, room, stop_or_cancel
 from apps.training.services.datasets import dataset_file
+from quest.training.config import SMOLLM2, TINY, ConfigError, parse_config, render_yaml
 
 MAX_STEPS = 1_000_000
 # The dataset kind each job kind trains on.
@@ -37,8 +38,6 @@ def model_check(model: Any) -> str:
     the pages and REST show a checkpoint: runs/3/final), or an absolute path: a model
     directory here (it must hold config.json), or one that exists only on the gpu workers (the
     worker says so if it does not). Returns the model as a run gets it: a directory absolute."""
-    from quest.training.config import SMOLLM2, TINY
-
     if not isinstance(model, str) or not model.strip():
         raise Invalid("model must be tiny, smollm2 or an absolute path to a model directory")
     model = model.strip()
@@ -70,8 +69,6 @@ def job_config(
     *, kind: str, dataset: TrainingDataset, model: str, params: Mapping[str, Any], output_dir: str
 ) -> Any:
     """The TrainConfig of a launch: the form's fields over the defaults (QUEST-SPEC §5, §6)."""
-    from quest.training.config import ConfigError, parse_config
-
     if kind not in JobKind.values:
         raise Invalid(f"kind must be one of {', '.join(JobKind.values)}")
     wanted = JOB_DATASET[JobKind(kind)]
@@ -105,8 +102,6 @@ def config_preview(
 ) -> str:
     """The YAML `python -m quest train` would get (the output directory is the job's once
     it exists)."""
-    from quest.training.config import render_yaml
-
     admin(user)
     dataset = selectors.dataset_get(user=user, dataset_id=dataset_id)
     output = str(selectors.training_root() / "runs" / "<job id>")
@@ -166,8 +161,6 @@ def job_resume(
 ) -> TrainingJob:
     """A new job that continues `job` from one of its checkpoints (optimiser, scheduler and
     step count restored), writing to its own directory."""
-    from quest.training.config import ConfigError, parse_config
-
     admin(user)
     parent = selectors.job_get(user=user, job_id=job_id)
     if parent.is_active:
@@ -217,8 +210,6 @@ def preset_save(
     *, user: Any, name: str, kind: str, model: str, params: Mapping[str, Any]
 ) -> TrainingPreset:
     """Save (or replace) a named launch form: kind, model and the tunable fields, validated."""
-    from quest.training.config import ConfigError, parse_config
-
     admin(user)
     preset_name = name_of(name, "")
     if not preset_name:

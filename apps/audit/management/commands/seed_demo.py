@@ -1,4 +1,8 @@
-"""Create the demo admin and one user per role, so a fresh `make run` can be explored at once."""
+"""Create the demo admin and one user per role, so a fresh `make run` can be explored at once.
+
+It lives in audit, the app it ends with (the demo campaign), because it also loads the demo tasks
+(rubrics): accounts, where the users are made, sits below both.
+"""
 
 from __future__ import annotations
 
