@@ -9,6 +9,7 @@ from ninja.errors import ValidationError
 from apps.accounts.api import router as accounts_router
 from apps.accounts.auth import API_AUTH
 from apps.audit.api import router as audit_router
+from apps.benchmarks.api import router as benchmarks_router
 from apps.common.errors import DomainError
 from apps.corpus.api import router as corpus_router
 from apps.jobs.api import router as jobs_router
@@ -58,4 +59,5 @@ api.add_router("/", audit_router)
 api.add_router("/", synthesis_router)
 api.add_router("/", training_router)
 api.add_router("/", recipes_router)
+api.add_router("/", benchmarks_router)
 api.add_router("/", jobs_router)

@@ -43,6 +43,7 @@ INSTALLED_APPS = [
     "apps.synthesis",
     "apps.training",
     "apps.recipes",
+    "apps.benchmarks",
 ]
 
 MIDDLEWARE = [
@@ -225,6 +226,13 @@ TRAINING_DIR = config.path_setting(ENV, "QUESTWEB_TRAINING_DIR", DATA_DIR / "tra
 # long is ended, failed: its worker died (the supervisor reports every few seconds, whatever
 # the length of a step).
 TRAINING_STALL_SECONDS = config.env_int(ENV, "QUESTWEB_TRAINING_STALL_SECONDS", default=180)
+
+# Public benchmark files (question files, corpora, saved responses, uploads/) and runs
+# (runs/<id>/: rows, results.json, the corpus index). A run reads files only from here.
+BENCHMARKS_DIR = config.path_setting(ENV, "QUESTWEB_BENCHMARKS_DIR", DATA_DIR / "benchmarks")
+# A running benchmark run whose worker has not reported for this long is ended, failed (a
+# question reports every few seconds, however long it takes; loading a model does not).
+BENCHMARK_STALL_SECONDS = config.env_int(ENV, "QUESTWEB_BENCHMARK_STALL_SECONDS", default=900)
 
 LOGGING = {
     "version": 1,

@@ -23,6 +23,7 @@ urlpatterns = [
     path("synthesis/", include("apps.synthesis.urls")),
     path("training/", include("apps.training.urls")),
     path("recipes/", include("apps.recipes.urls")),
+    path("benchmarks/", include("apps.benchmarks.urls")),
     path("tools/search", tools_service.tools_search, name="tools-search"),
     path("tools/scholar", tools_service.tools_scholar, name="tools-scholar"),
     path("tools/health", tools_service.tools_health, name="tools-health"),

@@ -17,6 +17,7 @@ from apps.accounts.models import User
 from apps.accounts.services import token_create
 from apps.audit.models import Campaign
 from apps.audit.services import assignment_claim_next, campaign_create
+from apps.benchmarks.models import BenchmarkRun
 from apps.corpus.models import CorpusJob
 from apps.live.models import LLMEndpoint, Session, Visibility
 from apps.rubrics.services import task_prepare, tasks_write
@@ -48,6 +49,7 @@ SEVERAL = {
     "/api/synthesis/batches/{batch_id}/candidates", "/api/training/datasets/{dataset_id}/preview",
     "/api/training/jobs/{job_id}/metrics", "/api/training/jobs/{job_id}/rollouts",
     "/api/training/jobs/{job_id}/checkpoints", "/api/training/presets",
+    "/api/benchmarks/runs/{run_id}/rows",
 }  # fmt: skip
 # Keys an envelope kept from before issue 38, for one release, with the key they repeat.
 DEPRECATED = {"/api/live/sessions": {"sessions": "results"}}
@@ -140,6 +142,7 @@ def world(admin: User, make_user: Callable[..., User], tmp_path: Path) -> dict[s
         "campaign_id": audited.pk,
         "batch_id": batch.pk,
         **_training(admin, tmp_path),
+        "run_id": _benchmark_run(admin, tmp_path),
     }
 
 
@@ -162,6 +165,22 @@ def _training(admin: User, folder: Path) -> dict[str, int]:
             job=job, line=line, step=1, index=line, question="q", completion="a"
         )
     return {"dataset_id": dataset.pk, "job_id": job.pk}
+
+
+def _benchmark_run(admin: User, folder: Path) -> int:
+    """A finished benchmark run with two per-question rows in its directory."""
+    row = {"question": "q", "gold": ["a"], "response": "a", "answer": "a", "confidence": 100.0,
+           "confidence_stated": False, "exact_match": 1.0, "f1": 1.0, "verdict": "correct",
+           "judged": False, "search_calls": 0, "cited_docs": [], "retrieved_docs": [],
+           "evidence_docs": [], "status": "scored"}  # fmt: skip
+    (folder / "rows.jsonl").write_text(
+        "".join(json.dumps({"id": f"q{n}", **row}) + "\n" for n in range(2))
+    )
+    run = BenchmarkRun.objects.create(
+        benchmark="flashrag", data="d", responses="r", queue="cpu", status="done",
+        directory=str(folder), created_by=admin,
+    )  # fmt: skip
+    return int(run.pk)
 
 
 def _url(path: str, ids: dict[str, Any]) -> str:
@@ -224,7 +243,8 @@ def test_every_list_answers_the_envelope_and_a_page_past_the_end_is_a_404(
 def test_a_page_that_is_no_page_number_is_a_422_naming_it(
     client: Client, bearer: Callable[[User], dict[str, str]], admin: User, path: str
 ) -> None:
-    ids = {"task_id": 1, "campaign_id": 1, "batch_id": 1, "dataset_id": 1, "job_id": 1}
+    ids = {"task_id": 1, "campaign_id": 1, "batch_id": 1, "dataset_id": 1, "job_id": 1,
+           "run_id": 1}  # fmt: skip
     headers = bearer(admin)
     for page in ("0", "-1", "abc", "1.5", "", "2147483648"):
         body = _get(client, f"{_url(path, ids)}?page={page}", headers, status=422)

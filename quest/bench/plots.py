@@ -60,11 +60,16 @@ def figures(results: BenchResults) -> dict[str, Any]:
         xaxis={"title": "stated confidence", "range": [0, 1]},
         yaxis={"title": "share correct", "range": [0, 1]},
     )
-    histogram = go.Figure(go.Histogram(x=[r.search_calls for r in rows], name="questions"))
+    # One bar per whole number of calls: plotly's automatic bins would merge counts.
+    calls = go.Histogram(
+        x=[r.search_calls for r in rows], name="questions", xbins={"start": -0.5, "size": 1}
+    )
+    histogram = go.Figure(calls)
     histogram.update_layout(
         title=f"Search calls per question, {title}",
         xaxis={"title": "search calls"},
         yaxis={"title": "questions"},
+        bargap=0.15,
     )
     return {"calibration": calibration, "search_calls": histogram}
 

@@ -1,0 +1,59 @@
+"""Where a run's files may come from and how their paths are shown.
+
+A benchmark run reads files on the server, so a path a request names must lie inside
+settings.BENCHMARKS_DIR (uploads are stored there too): anything else is refused, a symbolic
+link that leads out included. Paths are shown relative to it, as `<benchmarks>/…`, and other
+server paths as the training pages show them: a viewer never reads an absolute path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+
+from apps.common.errors import Invalid
+from apps.training.paths import shown_paths
+
+SHOWN_ROOT = "<benchmarks>"
+
+
+def benchmarks_root() -> Path:
+    return Path(settings.BENCHMARKS_DIR).resolve()
+
+
+def inside_path(value: str, *, field: str, kind: str = "file") -> Path:
+    """The server path a request names (relative to the benchmarks directory, written
+    `<benchmarks>/…`, or absolute inside it); Invalid names `field` when it is outside,
+    missing or not a `kind` ("file", "directory" or "any")."""
+    text = value.strip()
+    if text.startswith(SHOWN_ROOT):
+        text = text.removeprefix(SHOWN_ROOT).lstrip("/")
+    root = benchmarks_root()
+    path = (root / text).resolve()
+    if not text or not path.is_relative_to(root) or path == root:
+        raise Invalid(f"{field}: {value!r} is not a path inside the benchmarks directory")
+    if not path.exists():
+        raise Invalid(f"{field}: {shown(str(path))} does not exist")
+    if kind == "file" and not path.is_file():
+        raise Invalid(f"{field}: {shown(str(path))} is not a file")
+    if kind == "directory" and not path.is_dir():
+        raise Invalid(f"{field}: {shown(str(path))} is not a directory")
+    return path
+
+
+def shown(text: str) -> str:
+    """`text` (a path, an error) with server paths made relative."""
+    root = str(benchmarks_root())
+    return shown_paths(text.replace(root + "/", SHOWN_ROOT + "/"))
+
+
+def shown_in(value: Any) -> Any:
+    """A JSON value (a setup, metrics) with `shown` applied to every string in it."""
+    if isinstance(value, str):
+        return shown(value)
+    if isinstance(value, dict):
+        return {key: shown_in(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [shown_in(item) for item in value]
+    return value

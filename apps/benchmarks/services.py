@@ -1,0 +1,180 @@
+"""Benchmark runs started, files uploaded for them, and runs re-queued to continue.
+
+A run's files are checked when it is asked for, not when a worker reaches it: the question
+file is loaded whole (a FormatError names its line and field), saved responses are read, and a
+corpus, a model and a judge must be ones the run can use. The worker then has nothing left to
+refuse but what only running shows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+from django.utils.text import get_valid_filename
+
+from apps.accounts.permissions import require_role
+from apps.accounts.roles import Role
+from apps.benchmarks import selectors
+from apps.benchmarks.models import Benchmark, BenchmarkRun
+from apps.benchmarks.paths import benchmarks_root, inside_path, shown
+from apps.common.errors import Conflict, Invalid
+from apps.jobs.broadcast import job_broadcast
+from apps.jobs.dispatch import job_enqueue
+from apps.jobs.models import JobStatus
+from apps.jobs.services import job_cancel
+from quest.bench import BROWSECOMP_PLUS, FormatError, load_questions
+from quest.bench.config import read_responses
+from quest.corpus.store import MANIFEST
+from workers.queues import Queue
+
+MAX_LIMIT = 100_000
+RESUMABLE = (JobStatus.FAILED, JobStatus.CANCELLED)
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """What a form or a REST body asks for; paths as selectors.inside_path reads them."""
+
+    benchmark: str
+    data: str
+    model: str = ""
+    responses: str = ""
+    corpus: str = ""
+    judge: str = ""
+    limit: int | None = None
+    dataset: str = ""
+    canary: str = ""
+    get_document: bool = False
+
+
+def default_corpus() -> Path | None:
+    """The app's own corpus, which flashrag and frames search when no corpus is given."""
+    directory = Path(settings.CORPUS_DIR)
+    return directory if (directory / MANIFEST).is_file() else None
+
+
+def run_create(*, user: Any, request: RunRequest) -> BenchmarkRun:
+    """Check the request and queue the run: on the gpu queue when the model's weights load
+    inside the worker, else (scripted, endpoints, saved responses) on the cpu queue."""
+    require_role(user, Role.ADMIN)
+    if request.benchmark not in Benchmark.values:
+        raise Invalid(f"benchmark: one of {', '.join(Benchmark.values)}")
+    if bool(request.model.strip()) == bool(request.responses.strip()):
+        raise Invalid("model: give either a model to run or a file of saved responses to score")
+    if request.limit is not None and not 1 <= request.limit <= MAX_LIMIT:
+        raise Invalid(f"limit: a whole number from 1 to {MAX_LIMIT}")
+    data = inside_path(request.data, field="data")
+    total = _question_count(request, data)
+    fields = _source(user, request)
+    corpus = _corpus(request, searched=bool(request.model.strip()))
+    if request.judge.strip():
+        selectors.endpoints_check(request.judge.strip(), field="judge")
+    with transaction.atomic():
+        run = BenchmarkRun.objects.create(
+            benchmark=request.benchmark,
+            data=str(data),
+            corpus=str(corpus) if corpus else "",
+            judge=request.judge.strip(),
+            limit=request.limit,
+            dataset=request.dataset.strip(),
+            canary=request.canary,
+            get_document=request.get_document,
+            total=total,
+            created_by=user,
+            **fields,
+        )
+        run.directory = str(benchmarks_root() / selectors.RUNS / str(run.pk))
+        run.save(update_fields=["directory"])
+        job_enqueue(selectors.KIND, run.pk, queue=Queue(run.queue))
+    return run
+
+
+def _question_count(request: RunRequest, data: Path) -> int:
+    try:
+        questions = load_questions(
+            request.benchmark,
+            data,
+            canary=request.canary or None,
+            dataset=request.dataset.strip() or None,
+        )
+    except FormatError as error:
+        raise Invalid(f"data: {shown(str(error))}") from None
+    except ValueError as error:  # a wrong canary, an unknown dataset
+        raise Invalid(f"data: {shown(str(error))}") from None
+    if not questions:
+        raise Invalid(f"data: {shown(str(data))} holds no question")
+    return min(len(questions), request.limit or len(questions))
+
+
+def _source(user: Any, request: RunRequest) -> dict[str, Any]:
+    """The model (and its queue), or the saved responses, which are read to check them."""
+    if request.model.strip():
+        choice = selectors.model_choice(user=user, value=request.model)
+        return {"model": choice.spec, "queue": choice.queue.value}
+    responses = inside_path(request.responses, field="responses")
+    try:
+        read_responses(responses)
+    except FormatError as error:
+        raise Invalid(f"responses: {shown(str(error))}") from None
+    return {"responses": str(responses), "queue": Queue.CPU.value}
+
+
+def _corpus(request: RunRequest, *, searched: bool) -> Path | None:
+    if request.corpus.strip():
+        return inside_path(request.corpus, field="corpus", kind="any")
+    if searched and (request.benchmark == BROWSECOMP_PLUS or default_corpus() is None):
+        raise Invalid(
+            f"corpus: {request.benchmark} needs a corpus to search: give its corpus file or "
+            "folder in the benchmarks directory"
+        )
+    return None
+
+
+def file_store(*, user: Any, name: str, content: IO[bytes]) -> Path:
+    """Keep an uploaded benchmark file in the benchmarks directory (uploads/), under a name of
+    its own; returns where."""
+    require_role(user, Role.ADMIN)
+    safe = get_valid_filename(Path(name).name) if name.strip() else ""
+    if not safe:
+        raise Invalid("file: the upload needs a file name")
+    folder = benchmarks_root() / selectors.UPLOADS
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{timezone.now():%Y%m%d-%H%M%S}-{safe}"
+    counter = 1
+    while path.exists():
+        counter += 1
+        path = folder / f"{timezone.now():%Y%m%d-%H%M%S}-{counter}-{safe}"
+    with path.open("wb") as handle:
+        for chunk in iter(lambda: content.read(1 << 20), b""):
+            handle.write(chunk)
+    return path
+
+
+def run_resume(*, user: Any, run_id: int) -> BenchmarkRun:
+    """Queue a failed or cancelled run again: the engine skips the questions its rows already
+    hold and continues from the next."""
+    run = selectors.run_get(user=user, run_id=run_id)
+    require_role(user, Role.ADMIN)
+    with transaction.atomic():
+        requeued = BenchmarkRun.objects.filter(pk=run.pk, status__in=RESUMABLE).update(
+            status=JobStatus.QUEUED, error="", started_at=None, finished_at=None, stage=""
+        )
+        if not requeued:
+            raise Conflict(
+                f"benchmark run {run.pk} is {run.get_status_display().lower()}: only a failed "
+                "or cancelled run continues"
+            )
+        job_broadcast(selectors.KIND, run.pk)
+        job_enqueue(selectors.KIND, run.pk, queue=Queue(run.queue))
+    return selectors.run_get(user=user, run_id=run_id)
+
+
+def run_cancel(*, user: Any, run_id: int) -> BenchmarkRun:
+    """Cancel a queued or running run (admin); the worker stops after the question it is on,
+    and the questions it finished stay in its rows."""
+    run: BenchmarkRun = job_cancel(user=user, kind=selectors.KIND, job_id=run_id)
+    return run
