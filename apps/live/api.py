@@ -7,11 +7,11 @@ from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.urls import reverse
 from ninja import Field, Router, Status
 
-from apps.common import llm
 from apps.common.errors import Invalid
 from apps.common.pagination import WAS_A_BARE_LIST, Page, paginate
 from apps.common.schemas import Id, PageNumber, Seq, errors
 from apps.live import exports, selectors, services
+from apps.live.checkpoints import checkpoint_list
 from apps.live.models import Policy, Session, SessionStatus
 from apps.live.schemas import (
     EndpointIn,
@@ -55,8 +55,21 @@ def session_out(session: Session) -> dict[str, Any]:
         "id": session.public_id,
         **exports.session_fields(session),
         **{field: getattr(session, field) for field in SESSION_FIELDS},
+        "checkpoint": checkpoint_out(session),
         "owner": session.owner.username,
         "url": reverse("live:detail", args=[session.public_id]),
+    }
+
+
+def checkpoint_out(session: Session) -> dict[str, Any] | None:
+    if not session.checkpoint:
+        return None
+    return {
+        "path": session.checkpoint,
+        "label": session.checkpoint_label,
+        "job_id": session.training_job_id,
+        "step": session.checkpoint_step,
+        "held_out_reward": session.held_out_reward,
     }
 
 
@@ -106,7 +119,16 @@ def session_list(
 )
 def models(request: HttpRequest) -> dict[str, Any]:
     user = request.auth  # type: ignore[attr-defined]
-    return {"policies": services.policies_for(user=user), "models": llm.model_choices()}
+    found = checkpoint_list()
+    return {
+        "policies": services.policies_for(user=user),
+        "models": [model for model, _ in selectors.model_options()],
+        "checkpoints": [
+            {"model": c.model, "label": c.label, "path": c.path, "job_id": c.job_id,
+             "step": c.step, "held_out_reward": c.held_out_reward}
+            for c in found
+        ],
+    }  # fmt: skip
 
 
 @router.get(

@@ -94,6 +94,13 @@ def markdown(session: Session) -> str:
         + (f" ({session.model})" if session.model else "")
         + f"\n- started: {session.created_at:%Y-%m-%d %H:%M UTC}"
     )
+    if session.checkpoint:
+        reward = session.held_out_reward
+        held_out = "not evaluated" if reward is None else f"held-out reward {reward:.3f}"
+        lines.append(f"- checkpoint: {session.checkpoint_label} ({session.checkpoint}, {held_out})")
+    failure = session.result.get("failure")
+    if failure:
+        lines.append(f"- ended: {failure.get('reason', '')}")
     state: dict[str, Any] | None = None
     steps: list[str] = []
     sources: dict[str, str] = {}

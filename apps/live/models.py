@@ -52,6 +52,15 @@ class Session(models.Model):
     )
     policy = models.CharField(max_length=16, choices=Policy.choices, default=Policy.SCRIPTED)
     model = models.CharField(max_length=200, blank=True)
+    # A training checkpoint run as the model: what it was when the session started, so the
+    # page names it after the run's files are gone. Plain ids: training sits above this app.
+    checkpoint = models.CharField(
+        max_length=500, blank=True, help_text="relative to the training directory"
+    )
+    checkpoint_label = models.CharField(max_length=200, blank=True)
+    training_job_id = models.PositiveIntegerField(null=True, blank=True)
+    checkpoint_step = models.PositiveIntegerField(null=True, blank=True)
+    held_out_reward = models.FloatField(null=True, blank=True)
     budgets = models.JSONField(default=dict)
     pace = models.CharField(max_length=16, choices=Pace.choices, default=Pace.REAL_TIME)
     status = models.CharField(

@@ -14,13 +14,16 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.common import llm
-from apps.common.errors import DomainError
+from apps.common.errors import DomainError, Invalid
 from apps.corpus.selectors import research_toolbox
 from apps.live.broadcast import event_append
+from apps.live.checkpoints import checkpoint_find, is_checkpoint
 from apps.live.models import PACE_SECONDS, Pace, Policy, Session, SessionStatus, Trajectory
 from apps.live.progress import TurnWatch
 from apps.live.scoring import TaskScorer
 from quest.agent import Budgets, LLMCondenser, LLMPolicy, RuleCondenser, ScriptedPolicy, run_agent
+from quest.llm.config import client_from_config
+from quest.llm.types import context_window
 
 log = logging.getLogger(__name__)
 
@@ -33,17 +36,45 @@ class SessionSink:
         self.session_id = session_id
         self.scorer = scorer
         self.finished: dict[str, Any] = {}
+        # What a failure line says: the invalid turns in a row (the last one's text) and the
+        # last error the run reported.
+        self.invalid_in_row = 0
+        self.last_invalid = ""
+        self.last_error = ""
 
     def emit(self, type: str, payload: dict[str, Any]) -> None:
         if type == "finished":
             self.finished = dict(payload)
             return
+        self._note(type, payload)
         fields: dict[str, Any] = {}
         if type == "answer":
             fields["answer"] = str(payload.get("text", ""))
         event_append(session_id=self.session_id, type=type, payload=payload, **fields)
         if type == "state" and self.scorer is not None:
             self._score_state(payload)
+
+    def _note(self, type: str, payload: dict[str, Any]) -> None:
+        if type == "reminder":
+            self.invalid_in_row += 1
+            self.last_invalid = str(payload.get("reply", ""))
+        elif type == "tool_call":
+            self.invalid_in_row = 0
+        elif type == "error":
+            self.last_error = str(payload.get("message", ""))
+
+    def failure(self) -> dict[str, str] | None:
+        """Why the run ended without its research done, in one line, with the last invalid
+        turn: None when it answered, ran out of budget or was stopped."""
+        status = self.finished.get("status")
+        if status == "invalid":
+            turns = self.invalid_in_row
+            reason = f"The model broke the protocol {turns} turn{'s' * (turns != 1)} in a row"
+        elif status == "failed":
+            reason = f"The run failed: {self.last_error or 'the policy failed'}"
+        else:
+            return None
+        return {"status": str(status), "reason": reason, "last_invalid_turn": self.last_invalid}
 
     def _score_state(self, payload: dict[str, Any]) -> None:
         try:
@@ -81,15 +112,35 @@ def _judge_for(session: Session) -> Any:
     return llm.client_for(model)
 
 
-def _agent_parts(session: Session, budgets: Any, watch: TurnWatch) -> tuple[Any, Any, Any]:
-    """(policy, condenser, judge client) for the session; the policy's turns are watched."""
+def _agent_parts(
+    session: Session, budgets: Budgets, watch: TurnWatch
+) -> tuple[Any, Any, Any, Budgets]:
+    """(policy, condenser, judge client, budgets) for the session; the policy's turns are
+    watched. An llm session's budgets follow its model's window: the history condenses before
+    a small model overflows."""
     judge = _judge_for(session)
     if session.policy == Policy.SCRIPTED:
-        return watch.policy(ScriptedPolicy()), RuleCondenser(), judge
-    client = llm.client_for(session.model, watch=watch.client_watch())
-    _load(client, session.model, watch)
+        return watch.policy(ScriptedPolicy()), RuleCondenser(), judge, budgets
+    client = _client(session, watch)
+    _load(client, session.checkpoint_label or session.model, watch)
+    budgets = budgets.within(context_window(client))
     policy = LLMPolicy(client, max_turn_tokens=budgets.max_turn_tokens)
-    return watch.policy(policy), LLMCondenser(client), judge
+    return watch.policy(policy), LLMCondenser(client), judge, budgets
+
+
+def _client(session: Session, watch: TurnWatch) -> Any:
+    if not is_checkpoint(session.model):
+        return llm.client_for(session.model, watch=watch.client_watch())
+    checkpoint = checkpoint_find(session.model)
+    if checkpoint is None:
+        raise Invalid(
+            f"the checkpoint {session.checkpoint} is gone: its run was deleted or its files "
+            "were removed"
+        )
+    client = client_from_config(checkpoint.directory)
+    # A checkpoint is an in-process model, which reports each token to the page as it comes.
+    client.watch = watch.client_watch()  # type: ignore[attr-defined]
+    return client
 
 
 def _load(client: Any, model: str, watch: TurnWatch) -> None:
@@ -102,7 +153,7 @@ def _load(client: Any, model: str, watch: TurnWatch) -> None:
     watch.loading(model, done=True)
 
 
-def _budgets(session: Session) -> Any:
+def _budgets(session: Session) -> Budgets:
     return replace(
         Budgets.rl(),
         max_turns=int(session.budgets.get("max_turns", 30)),
@@ -127,7 +178,6 @@ def session_run(
     sink = SessionSink(session.pk, scorer)
     status = SessionStatus.FINISHED
     try:
-        budgets = _budgets(session)
         watch = TurnWatch(
             session,
             pace_s=PACE_SECONDS.get(Pace(session.pace), 0.0),
@@ -135,7 +185,7 @@ def session_run(
             clock=clock,
             sleep=sleep,
         )
-        policy, condenser, judge = _agent_parts(session, budgets, watch)
+        policy, condenser, judge, budgets = _agent_parts(session, _budgets(session), watch)
         if scorer is not None:
             scorer.judge = judge
 
@@ -165,7 +215,7 @@ def session_run(
     except Exception as exc:
         log.exception("session %s failed", session_id)
         status = SessionStatus.FAILED
-        event_append(session_id=session_id, type="error", payload={"message": _reason(exc)})
+        sink.emit("error", {"message": _reason(exc)})
         sink.finished = {**sink.finished, "status": "failed"}
     _finish(session, sink, status)
 
@@ -189,10 +239,13 @@ def _finish(session: Session, sink: SessionSink, status: str) -> None:
                 log.exception("final scoring of session %s failed", session.pk)
     if sink.finished.get("status") == "failed":
         status = SessionStatus.FAILED
+    failure = sink.failure()
+    if failure is not None:
+        result["failure"] = failure
     event_append(
         session_id=session.pk,
         type="finished",
-        payload={**sink.finished, "session_status": str(status)},
+        payload={**sink.finished, "session_status": str(status), "failure": failure},
         status=status,
         finished_at=timezone.now(),
         result=result,

@@ -48,12 +48,26 @@ class SessionIn(Schema):
     )
 
 
+class SessionCheckpointOut(Schema):
+    path: str = Field(description="relative to the training directory")
+    label: str = Field(description='e.g. "SFT run 12 · step 30"')
+    job_id: int | None = Field(description="the training job (run) it came from")
+    step: int | None
+    held_out_reward: float | None = Field(
+        description="its mean held-out reward when the session started, if an evaluation "
+        "had scored it"
+    )
+
+
 class SessionOut(Schema):
     id: UUID
     question: str
     task_id: int | None
     policy: Policy
     model: str
+    checkpoint: SessionCheckpointOut | None = Field(
+        description="the training checkpoint the session ran, when its model is one"
+    )
     budgets: dict[str, Any]
     status: SessionStatus
     visibility: Visibility
@@ -96,9 +110,23 @@ class EventPageOut(Schema):
     gaps: list[dict[str, int]]
 
 
+class LiveCheckpointOut(Schema):
+    model: str = Field(description='the `model` to start a session with ("checkpoint:<path>")')
+    label: str = Field(description='e.g. "SFT run 12 · step 30"')
+    path: str = Field(description="relative to the training directory")
+    job_id: int
+    step: int
+    held_out_reward: float | None = Field(
+        description="mean reward on held-out tasks of the newest evaluation of this step"
+    )
+
+
 class ModelsOut(Schema):
     policies: list[Policy]
-    models: list[str]
+    models: list[str] = Field(description="every model, the checkpoints' included")
+    checkpoints: list[LiveCheckpointOut] = Field(
+        description="checkpoints of finished, stopped or cancelled training runs"
+    )
 
 
 class EndpointIn(Schema):

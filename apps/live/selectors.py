@@ -12,7 +12,9 @@ from django.db.models import Q, QuerySet
 
 from apps.accounts.permissions import require_role
 from apps.accounts.roles import ROLE_REQUIREMENT, Role
+from apps.common import llm
 from apps.common.errors import Invalid, NotFound
+from apps.live.checkpoints import checkpoint_list
 from apps.live.models import Event, LLMEndpoint, Policy, Session, SessionStatus, Visibility
 
 MAX_EVENTS_PER_PAGE = 1000
@@ -116,3 +118,11 @@ def llm_endpoints() -> list[Any]:
 def endpoint_list(*, user: Any) -> QuerySet[Any]:
     require_role(user, Role.ADMIN)
     return LLMEndpoint.objects.all()
+
+
+def model_options() -> list[tuple[str, str]]:
+    """(model, label) of every model an llm session may use: the apps' LLMs, then the
+    checkpoints of ended training runs."""
+    return [(m, m) for m in llm.model_choices()] + [
+        (c.model, c.choice_label) for c in checkpoint_list()
+    ]

@@ -16,6 +16,12 @@ from apps.common import llm
 from apps.common.errors import Conflict, Forbidden, Invalid, NotFound
 from apps.jobs.dispatch import task_send
 from apps.live.broadcast import event_append
+from apps.live.checkpoints import (
+    CHECKPOINT_PREFIX,
+    LiveCheckpoint,
+    checkpoint_find,
+    is_checkpoint,
+)
 from apps.live.models import (
     ACTIVE_STATUSES,
     Event,
@@ -85,27 +91,47 @@ def policies_for(*, user: Any) -> list[str]:
     return [p for p in Policy.values if p == Policy.SCRIPTED or user.has_perm(LLM_PERMISSION)]
 
 
-def _model(user: Any, request: SessionRequest) -> str:
+def _model(user: Any, request: SessionRequest) -> tuple[str, LiveCheckpoint | None]:
     if request.policy not in Policy.values:
         raise Invalid(f"policy must be one of {', '.join(Policy.values)}")
     if request.policy == Policy.SCRIPTED:
-        return ""
+        return "", None
     if not user.has_perm(LLM_PERMISSION):
         raise Forbidden(
             "LLM sessions spend model endpoints: an admin must grant you "
             "'Can start live sessions with LLM policies'; the scripted policy is open to all"
         )
+    if is_checkpoint(request.model):
+        checkpoint = checkpoint_find(request.model)
+        if checkpoint is None:
+            raise Invalid(
+                f"model: no checkpoint {request.model.removeprefix(CHECKPOINT_PREFIX)!r} of a "
+                "finished, stopped or cancelled training run (GET /api/live/models lists them)"
+            )
+        return checkpoint.model, checkpoint
     choices = llm.model_choices()
     model = request.model or (choices[0] if choices else "")
     if model not in choices:
-        raise Invalid(f"model must be one of {', '.join(choices)}")
-    return model
+        raise Invalid(f"model must be one of {', '.join(choices)} or a checkpoint")
+    return model, None
+
+
+def _checkpoint_fields(checkpoint: LiveCheckpoint | None) -> dict[str, Any]:
+    if checkpoint is None:
+        return {}
+    return {
+        "checkpoint": checkpoint.path,
+        "checkpoint_label": checkpoint.label,
+        "training_job_id": checkpoint.job_id,
+        "checkpoint_step": checkpoint.step,
+        "held_out_reward": checkpoint.held_out_reward,
+    }
 
 
 def session_create(*, user: Any, request: SessionRequest) -> Session:
     require_role(user, Role.VIEWER)
     question, task = _question(user, request)
-    model = _model(user, request)
+    model, checkpoint = _model(user, request)
     if request.visibility not in Visibility.values:
         raise Invalid(f"visibility must be one of {', '.join(Visibility.values)}")
     if request.pace not in Pace.values:
@@ -139,6 +165,7 @@ def session_create(*, user: Any, request: SessionRequest) -> Session:
             task=task,
             policy=request.policy,
             model=model,
+            **_checkpoint_fields(checkpoint),
             budgets=budgets,
             visibility=request.visibility,
             pace=request.pace,
@@ -148,9 +175,21 @@ def session_create(*, user: Any, request: SessionRequest) -> Session:
     return session
 
 
+def session_pair_create(
+    *, user: Any, request: SessionRequest, other: SessionRequest
+) -> tuple[Session, Session]:
+    """The same question for two models, side by side: both start or neither does."""
+    with transaction.atomic():
+        first = session_create(user=user, request=request)
+        second = session_create(user=user, request=other)
+    return first, second
+
+
 def _enqueue(session: Session) -> None:
     # By the task's name (apps/jobs/dispatch.py): tasks.py imports this module, not the reverse.
-    queue = Queue.GPU if llm.needs_gpu(session.model) else Queue.CPU
+    # A checkpoint runs in-process, on the gpu queue's worker (its CPU where there is no GPU).
+    in_process = llm.needs_gpu(session.model) or is_checkpoint(session.model)
+    queue = Queue.GPU if in_process else Queue.CPU
     task_send(f"apps.live.tasks.{queue.value}_session_run", session.pk, queue=queue)
 
 

@@ -15,5 +15,6 @@ session = [
 urlpatterns = [
     path("", views.session_list, name="list"),
     path("new/", views.session_create, name="create"),
+    path("compare/<uuid:a>/<uuid:b>/", views.session_compare, name="compare"),
     path("<uuid:public_id>/", include(session)),
 ]

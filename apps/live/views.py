@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 from urllib.parse import urlencode
 
@@ -10,7 +11,6 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from apps.common import llm
 from apps.common.errors import DomainError
 from apps.live import selectors, services
 from apps.live.api import export_response
@@ -44,6 +44,7 @@ def _start_form(request: HttpRequest, typed: Any = None) -> dict[str, Any]:
         "task_id": request.GET.get("task", ""),
         "policy": Policy.SCRIPTED,
         "model": "",
+        "compare": "",
         "max_turns": services.DEFAULT_BUDGETS["max_turns"],
         "condense_at_tokens": services.DEFAULT_BUDGETS["condense_at_tokens"],
         "visibility": services.DEFAULT_VISIBILITY,
@@ -70,7 +71,7 @@ def _list_context(request: HttpRequest, typed: Any = None) -> dict[str, Any]:
         "may_use_llm": Policy.LLM in allowed,
         "visibilities": Visibility.choices,
         "paces": Pace.choices,
-        "models": llm.model_choices(),
+        "models": selectors.model_options(),
         "form": _start_form(request, typed),
     }
 
@@ -83,24 +84,39 @@ def session_list(request: HttpRequest) -> HttpResponse:
     return render(request, template, context)
 
 
+def _session_request(post: Any) -> services.SessionRequest:
+    return services.SessionRequest(
+        question=post.get("question", ""),
+        task_id=_int(post.get("task_id")),
+        policy=post.get("policy", Policy.SCRIPTED),
+        model=post.get("model", ""),
+        max_turns=_int(post.get("max_turns")),
+        condense_at_tokens=_int(post.get("condense_at_tokens")),
+        visibility=post.get("visibility", Visibility.PUBLIC),
+        pace=post.get("pace", Pace.REAL_TIME),
+    )
+
+
+def _compared(request: services.SessionRequest, compare: str) -> services.SessionRequest:
+    """The second session of a comparison: the scripted policy, or the llm one with a model."""
+    if compare == Policy.SCRIPTED:
+        return replace(request, policy=Policy.SCRIPTED, model="")
+    return replace(request, policy=Policy.LLM, model=compare)
+
+
 @login_required
 @require_POST
 def session_create(request: HttpRequest) -> HttpResponse:
     post = request.POST
+    wanted = _session_request(post)
+    compare = post.get("compare", "")
     try:
-        session = services.session_create(
-            user=request.user,
-            request=services.SessionRequest(
-                question=post.get("question", ""),
-                task_id=_int(post.get("task_id")),
-                policy=post.get("policy", Policy.SCRIPTED),
-                model=post.get("model", ""),
-                max_turns=_int(post.get("max_turns")),
-                condense_at_tokens=_int(post.get("condense_at_tokens")),
-                visibility=post.get("visibility", Visibility.PUBLIC),
-                pace=post.get("pace", Pace.REAL_TIME),
-            ),
-        )
+        if compare:
+            first, second = services.session_pair_create(
+                user=request.user, request=wanted, other=_compared(wanted, compare)
+            )
+            return redirect("live:compare", a=first.public_id, b=second.public_id)
+        session = services.session_create(user=request.user, request=wanted)
     except DomainError as exc:
         # The form comes back with the reason and everything typed in it.
         context = {**_list_context(request, typed=post), "form_error": exc.message}
@@ -117,6 +133,15 @@ def _page_context(request: HttpRequest, public_id: Any) -> dict[str, Any]:
         "judge_leaves": has_judge_leaves(version.tree if version else None),
         "can_stop": session.owner_id == request.user.pk or selectors.can_manage(request.user),
     }
+
+
+@login_required
+@require_GET
+def session_compare(request: HttpRequest, a: Any, b: Any) -> HttpResponse:
+    """Two sessions side by side (the same question for two models): each streams as on its
+    own page, with its report and reward."""
+    panels = [{**_page_context(request, public_id), "compact": True} for public_id in (a, b)]
+    return render(request, "live/compare.html", {"panels": panels})
 
 
 @login_required

@@ -18,6 +18,7 @@ from apps.accounts.roles import Role
 from apps.audit.selectors import training_versions
 from apps.common.errors import NotFound
 from apps.jobs.models import ENDED, JobStatus
+from apps.live.checkpoints import LiveCheckpoint
 from apps.rubrics.models import RubricVersion, Task
 from apps.training.models import (
     Evaluation,
@@ -306,3 +307,32 @@ def ended_checkpoints(*, user: Any, limit: int = 30) -> list[tuple[TrainingJob, 
     """The checkpoints on disk of the latest ended jobs: base models a new job can start from."""
     jobs = job_list(user=user).filter(status__in=ENDED)[:limit]
     return [(job, checkpoint) for job in jobs if job.output_dir for checkpoint in checkpoints(job)]
+
+
+# A run that ended this way left checkpoints someone meant to keep; a failed one may not have.
+LIVE_RUN_STATUSES = (JobStatus.DONE, JobStatus.STOPPED, JobStatus.CANCELLED)
+
+
+def live_checkpoints(*, limit: int = 30) -> list[LiveCheckpoint]:
+    """The loadable checkpoints (a model config beside the weights) of the latest finished,
+    stopped or cancelled runs, newest run first, each with its held-out reward when an
+    evaluation scored its step: what a live session may run (apps.live.checkpoints)."""
+    jobs = TrainingJob.objects.filter(status__in=LIVE_RUN_STATUSES).order_by("-pk")[:limit]
+    found: list[LiveCheckpoint] = []
+    for job in jobs:
+        if not job.output_dir:
+            continue
+        rewards = {s.step: s.mean for s in held_out_scores(job) if s.label != START_MODEL}
+        found += [
+            LiveCheckpoint(
+                path=shown_paths(checkpoint.path),
+                directory=checkpoint.path,
+                job_id=job.pk,
+                job_kind=job.get_kind_display(),
+                step=checkpoint.step,
+                held_out_reward=rewards.get(checkpoint.step),
+            )
+            for checkpoint in checkpoints(job)
+            if (Path(checkpoint.path) / "config.json").is_file()
+        ]
+    return found

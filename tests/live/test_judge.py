@@ -24,7 +24,7 @@ def _parts(session: Any) -> tuple[Any, Any, Any]:
     from apps.live.runner import _agent_parts, _budgets
 
     watch = TurnWatch(session, pace_s=0.0, announce=False)
-    policy, condenser, judge = _agent_parts(session, _budgets(session), watch)
+    policy, condenser, judge, _ = _agent_parts(session, _budgets(session), watch)
     return policy.inner, condenser, judge
 
 

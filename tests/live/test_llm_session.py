@@ -31,10 +31,21 @@ def _llm_servers() -> Any:
     return module
 
 
+def build_roomy_tiny_model(folder: Path, window: int = 4096) -> Path:
+    """The tiny model reading `window` tokens rather than 512: the QUEST system prompt and a
+    question alone are about 550 tokens, so a 512-token model's first turn cannot fit (the
+    client ends the run with ContextFull, quest.llm.window). Its rotary positions have no
+    learned table, so only the config changes."""
+    built = Path(_llm_servers().build_tiny_model(folder))
+    config = json.loads((built / "config.json").read_text())
+    (built / "config.json").write_text(json.dumps({**config, "max_position_embeddings": window}))
+    return built
+
+
 @pytest.fixture(scope="module")
 def tiny_endpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
     servers = _llm_servers()
-    model = servers.build_tiny_model(tmp_path_factory.mktemp("models") / servers.TINY)
+    model = build_roomy_tiny_model(tmp_path_factory.mktemp("models") / servers.TINY)
     served = servers.start_serve_llm(model)
     yield served.url, servers.TINY
     served.stop()

@@ -70,7 +70,7 @@ def _form_defaults(page: str) -> dict[str, str]:
     values = dict(re.findall(r'<input type="number" name="(\w+)"[^>]* value="(\d*)"', form))
     for name, select in re.findall(r'<select name="(\w+)"[^>]*>(.*?)</select>', form):
         chosen = re.search(r'<option value="([^"]+)" selected', select)
-        values[name] = chosen.group(1) if chosen else re.findall(r'value="([^"]+)"', select)[0]
+        values[name] = chosen.group(1) if chosen else re.findall(r'value="([^"]*)"', select)[0]
     return values
 
 
