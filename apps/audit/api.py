@@ -39,6 +39,7 @@ from apps.audit.schemas import (
     TrainingPageOut,
 )
 from apps.audit.selectors.review import Dispute
+from apps.audit.services.exports import EXPORT
 from apps.audit.streaming import stream_response
 from apps.common.errors import Invalid
 from apps.common.pagination import (
@@ -51,6 +52,7 @@ from apps.common.pagination import (
     paginate_offset,
 )
 from apps.common.schemas import ErrorOut, Id, PageNumber, errors
+from apps.jobs.api import kind_routes
 
 router = Router(tags=["audit"])
 
@@ -467,13 +469,16 @@ def exports_create(request: HttpRequest, payload: ExportIn) -> Status[dict[str, 
     return Status(202, api_out.export_out(job))
 
 
-@router.get(
-    "/audit/exports/{export_id}",
-    response={200: ExportOut, **errors(403, 404, 422)},
-    summary="An export's progress",
+kind_routes(
+    router,
+    kind=EXPORT,
+    path="/audit/exports",
+    param="export_id",
+    out=ExportOut,
+    summaries=(None, "An export's progress", None),
+    names=(None, "exports_get", None),
+    module=__name__,
 )
-def exports_get(request: HttpRequest, export_id: Id) -> dict[str, Any]:
-    return api_out.export_out(selectors.export_get(user=_user(request), export_id=export_id))
 
 
 @router.get(

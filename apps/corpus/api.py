@@ -6,12 +6,13 @@ from django.http import HttpRequest
 from ninja import Field, File, Router, Status
 from ninja.files import UploadedFile
 
-from apps.common.pagination import WAS_A_BARE_LIST, Page, PageSize, paginate
-from apps.common.schemas import Id, PageNumber, errors
+from apps.common.pagination import WAS_A_BARE_LIST, Page
+from apps.common.schemas import errors
 from apps.corpus import selectors, services
 from apps.corpus.jobs import corpus_job_out
 from apps.corpus.models import JobKind
 from apps.corpus.schemas import CorpusOut, DocumentOut, JobIn, JobOut, SearchOut
+from apps.jobs.api import kind_routes
 from quest.corpus import attribution
 
 router = Router(tags=["corpus and search"])
@@ -63,24 +64,18 @@ def corpus(request: HttpRequest) -> dict[str, Any]:
     return {**data, "index": {**index.__dict__, "modes": list(index.modes)}}
 
 
-@router.get(
-    "/corpus/jobs",
-    response={200: Page[JobOut], **errors(403, 404, 422)},
-    summary="Loads and index builds, newest first",
-    description=WAS_A_BARE_LIST,
+kind_routes(
+    router,
+    kind=services.CORPUS,
+    path="/corpus/jobs",
+    param="job_id",
+    out=JobOut,
+    page_out=Page[JobOut],
+    summaries=("Loads and index builds, newest first", "A job's progress and report", None),
+    names=("jobs", "job", None),
+    module=__name__,
+    list_description=WAS_A_BARE_LIST,
 )
-def jobs(request: HttpRequest, page: PageNumber = 1, page_size: PageSize = 50) -> dict[str, Any]:
-    found = selectors.corpus_jobs(user=request.auth)  # type: ignore[attr-defined]
-    return paginate(request, found, page=page, page_size=page_size, out=corpus_job_out)
-
-
-@router.get(
-    "/corpus/jobs/{job_id}",
-    response={200: JobOut, **errors(403, 404, 422)},
-    summary="A job's progress and report",
-)
-def job(request: HttpRequest, job_id: Id) -> dict[str, Any]:
-    return corpus_job_out(selectors.corpus_job_get(user=request.auth, job_id=job_id))  # type: ignore[attr-defined]
 
 
 @router.post(

@@ -209,13 +209,6 @@ def corpus_jobs(*, user: User) -> QuerySet[CorpusJob]:
     return CorpusJob.objects.defer("payload")
 
 
-def corpus_job_get(*, user: User, job_id: int) -> CorpusJob:
-    job = corpus_jobs(user=user).filter(pk=job_id).first()
-    if job is None:
-        raise NotFound(f"no corpus job {job_id}")
-    return job
-
-
 def research_toolbox() -> Any:
     """The agent's research tools over the corpus (search, scholar, visit). The index comes
     first: searcher() says plainly when the corpus is empty."""

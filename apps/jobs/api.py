@@ -98,13 +98,14 @@ def jobs_cancel(request: HttpRequest, kind: KindName, job_id: Id) -> dict[str, A
     return job_out(kind_get(kind), job)
 
 
-def _id_signature(param: str) -> inspect.Signature:
-    # ninja reads the id's name and type from the signature: the app's own, e.g. batch_id.
+def _signature(*keywords: tuple[str, Any, Any]) -> inspect.Signature:
+    """A view's signature, for ninja to read its parameters from: the request, then each
+    (name, type, default) as the app has always published it (its id's name, e.g. batch_id; its
+    page size's bounds and default)."""
+    request = inspect.Parameter("request", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    keyword = inspect.Parameter.KEYWORD_ONLY
     return inspect.Signature(
-        [
-            inspect.Parameter("request", inspect.Parameter.POSITIONAL_OR_KEYWORD),
-            inspect.Parameter(param, inspect.Parameter.KEYWORD_ONLY, annotation=Id),
-        ]
+        [request, *(inspect.Parameter(n, keyword, annotation=t, default=d) for n, t, d in keywords)]
     )
 
 
@@ -115,21 +116,23 @@ def kind_routes(
     path: str,
     param: str,
     out: type[Schema],
-    page_out: type[Schema],
-    summaries: tuple[str, str, str],
-    names: tuple[str, str, str],
+    page_out: type[Schema] | None = None,
+    summaries: tuple[str | None, str, str | None],
+    names: tuple[str | None, str, str | None],
     module: str,
+    list_description: str | None = None,
+    page_size: tuple[Any, int] = (PageSize, 50),
 ) -> None:
     """An app's own list (GET `path`), read (GET `path`/{param}) and cancel (POST
     `path`/{param}/cancel) of one job kind, answered by the framework in the kind's documented
     shapes (`out`, `page_out`): the kind's access rules hold on its app's paths too. `param`
     names the id as the app's API has always published it; `summaries` are the three
     operations' summaries and `names` the views' names in `module` (the app's api module),
-    which make the operation ids clients were generated with."""
+    which make the operation ids clients were generated with. An app that never published a
+    list or a cancel leaves its summary None, and the route is not made; `page_size` is the
+    list's page size as the app published it (its type, with its bounds, and its default)."""
 
-    def listed(
-        request: HttpRequest, page: PageNumber = 1, page_size: PageSize = 50
-    ) -> dict[str, Any]:
+    def listed(request: HttpRequest, page: int, page_size: int) -> dict[str, Any]:
         rows = selectors.job_list(user=_user(request), kind=kind)
         return paginate(request, rows, page=page, page_size=page_size, out=kind_get(kind).out)
 
@@ -141,16 +144,22 @@ def kind_routes(
         job = services.job_cancel(user=_user(request), kind=kind, job_id=ids[param])
         return kind_get(kind).out(job)
 
+    paged = (("page", PageNumber, 1), ("page_size", *page_size))
+    by_id = _signature((param, Id, inspect.Parameter.empty))
+    signatures = {listed: _signature(*paged), read: by_id, cancel: by_id}
     item = f"{path}/{{{param}}}"
     operations = (
-        (listed, "GET", path, {200: page_out, **errors(403, 404, 422)}),
-        (read, "GET", item, {200: out, **errors(403, 404, 422)}),
-        (cancel, "POST", f"{item}/cancel", {200: out, **errors(403, 404, 409, 422)}),
+        (listed, "GET", path, {200: page_out, **errors(403, 404, 422)}, list_description),
+        (read, "GET", item, {200: out, **errors(403, 404, 422)}, None),
+        (cancel, "POST", f"{item}/cancel", {200: out, **errors(403, 404, 409, 422)}, None),
     )
-    for (view, verb, route, response), summary, name in zip(
+    for (view, verb, route, response, description), summary, name in zip(
         operations, summaries, names, strict=True
     ):
+        if summary is None or name is None:
+            continue
         view.__name__, view.__module__ = name, module
-        if view is not listed:
-            view.__signature__ = _id_signature(param)  # type: ignore[attr-defined]
-        router.add_api_operation(route, [verb], view, response=response, summary=summary)
+        view.__signature__ = signatures[view]  # type: ignore[attr-defined]
+        router.add_api_operation(
+            route, [verb], view, response=response, summary=summary, description=description
+        )

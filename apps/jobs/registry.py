@@ -41,7 +41,8 @@ class JobKind:
     label: str
     model: type[Job]
     # The Celery task of each queue the kind runs on, by name; the first is the default (a kind
-    # whose model may run inside the worker has a gpu task besides its cpu one).
+    # whose model may run inside the worker has a gpu task besides its cpu one). Empty for a
+    # kind that a beat moves on (a recipe): it is never sent.
     tasks: Mapping[Queue, str]
     out: Out
     view_role: Role = Role.VIEWER
@@ -62,6 +63,8 @@ class JobKind:
     ended_fields: Mapping[str, Any] = field(default_factory=dict)
 
     def task(self, queue: Queue | None) -> tuple[str, Queue]:
+        if not self.tasks:
+            raise ValueError(f"job kind {self.name!r} has no task to send")
         chosen = queue or next(iter(self.tasks))
         return self.tasks[chosen], chosen
 

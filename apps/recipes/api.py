@@ -10,8 +10,8 @@ from django.http import HttpRequest
 from django.utils import timezone
 from ninja import Field, Router, Status
 
-from apps.common.pagination import paginate
-from apps.common.schemas import Id, PageNumber, errors
+from apps.common.schemas import Id, errors
+from apps.jobs.api import kind_routes
 from apps.recipes import selectors, services
 from apps.recipes.models import Recipe
 from apps.recipes.schemas import RecipeIn, RecipeOut, RecipePageOut
@@ -19,7 +19,7 @@ from apps.recipes.schemas import RecipeIn, RecipeOut, RecipePageOut
 router = Router(tags=["recipes"])
 
 PageSize = Annotated[int, Field(ge=1, le=200)]
-FIELDS = ("id", "name", "stage", "status", "error", "config", "audit_sample",
+FIELDS = ("id", "name", "stage", "error", "config", "audit_sample",
           "annotators_per_task", "proceed_requested", "batch_id", "campaign_id",
           "sft_dataset_id", "rl_dataset_id", "sft_job_id", "grpo_job_id", "sft_evaluation_id",
           "grpo_evaluation_id", "created_at", "finished_at")  # fmt: skip
@@ -32,6 +32,7 @@ def _user(request: HttpRequest) -> Any:
 def recipe_out(recipe: Recipe) -> dict[str, Any]:
     return {
         **{name: getattr(recipe, name) for name in FIELDS},
+        "status": recipe.shown_status,
         "stages": selectors.timeline(recipe, now=timezone.now()),
         "results": selectors.results(recipe),
         "created_by": recipe.created_by.username if recipe.created_by else None,
@@ -41,22 +42,6 @@ def recipe_out(recipe: Recipe) -> dict[str, Any]:
 
 def _fresh(request: HttpRequest, recipe_id: int) -> dict[str, Any]:
     return recipe_out(selectors.recipe_get(user=_user(request), recipe_id=recipe_id))
-
-
-@router.get(
-    "/recipes",
-    response={200: RecipePageOut, **errors(403, 404, 422)},
-    summary="Recipes, newest first",
-)
-def recipes_list(
-    request: HttpRequest, page: PageNumber = 1, page_size: PageSize = 20
-) -> dict[str, Any]:
-    found = paginate(
-        request, selectors.recipe_list(user=_user(request)), page=page, page_size=page_size
-    )
-    ids = [recipe.pk for recipe in found["results"]]
-    rows = {r.pk: r for r in Recipe.objects.select_related(*selectors.RELATED).filter(pk__in=ids)}
-    return {**found, "results": [recipe_out(rows[pk]) for pk in ids]}
 
 
 @router.post(
@@ -75,23 +60,22 @@ def recipes_create(request: HttpRequest, payload: RecipeIn) -> Status[dict[str, 
     return Status(201, _fresh(request, recipe.pk))
 
 
-@router.get(
-    "/recipes/{recipe_id}",
-    response={200: RecipeOut, **errors(403, 404, 422)},
-    summary="A recipe: each stage's status, time, note and links, and the results table",
+kind_routes(
+    router,
+    kind=services.RECIPE,
+    path="/recipes",
+    param="recipe_id",
+    out=RecipeOut,
+    page_out=RecipePageOut,
+    summaries=(
+        "Recipes, newest first",
+        "A recipe: each stage's status, time, note and links, and the results table",
+        "Cancel a running recipe and the work of its current stage (admin)",
+    ),
+    names=("recipes_list", "recipes_get", "recipes_cancel"),
+    module=__name__,
+    page_size=(PageSize, 20),
 )
-def recipes_get(request: HttpRequest, recipe_id: Id) -> dict[str, Any]:
-    return _fresh(request, recipe_id)
-
-
-@router.post(
-    "/recipes/{recipe_id}/cancel",
-    response={200: RecipeOut, **errors(403, 404, 409, 422)},
-    summary="Cancel a running recipe and the work of its current stage (admin)",
-)
-def recipes_cancel(request: HttpRequest, recipe_id: Id) -> dict[str, Any]:
-    services.recipe_cancel(user=_user(request), recipe_id=recipe_id)
-    return _fresh(request, recipe_id)
 
 
 @router.post(

@@ -9,33 +9,17 @@ read the same knobs; `stages` keeps when each stage started and ended and a note
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import models
-from django.utils import timezone
 
+from apps.jobs.models import Job, JobStatus
+from quest.loop.state import STAGES as LOOP_STAGES
 
-class Stage(models.TextChoices):
-    SYNTH = "synth", "Synthesize"
-    GATE = "gate", "Gate"
-    COLLECT = "collect", "Collect"
-    SFT = "sft", "SFT"
-    GRPO = "grpo", "GRPO"
-    EVALUATE = "evaluate", "Evaluate"
-    REPORT = "report", "Report"
-
-
+# The loop's stages, in its order (quest/loop/state.py), as the app stores and shows them.
+LABELS = {"synth": "Synthesize", "sft": "SFT", "grpo": "GRPO"}
+Stage = models.TextChoices(
+    "Stage", [(name.upper(), (name, LABELS.get(name, name.capitalize()))) for name in LOOP_STAGES]
+)
 STAGES = tuple(Stage)
-
-
-class RecipeStatus(models.TextChoices):
-    RUNNING = "running", "Running"
-    WAITING = "waiting", "Waiting"
-    DONE = "done", "Done"
-    FAILED = "failed", "Failed"
-    CANCELLED = "cancelled", "Cancelled"
-
-
-ACTIVE = (RecipeStatus.RUNNING, RecipeStatus.WAITING)
 
 
 def _nullable(model: str) -> models.ForeignKey[models.Model | None]:
@@ -44,16 +28,17 @@ def _nullable(model: str) -> models.ForeignKey[models.Model | None]:
     )
 
 
-class Recipe(models.Model):
+class Recipe(Job):
+    """A recipe is a job of the framework (apps.jobs): running from the moment it is made (its
+    first stage starts with it) until its last stage ends; `done` of `total` counts stages."""
+
     name = models.CharField(max_length=120)
     config = models.JSONField()  # LoopConfig.model_dump(mode="json")
     audit_sample = models.PositiveIntegerField(default=20)  # tasks the gate's campaign holds
     annotators_per_task = models.PositiveSmallIntegerField(default=1)
     stage = models.CharField(max_length=10, choices=Stage.choices, default=Stage.SYNTH)
-    status = models.CharField(
-        max_length=10, choices=RecipeStatus.choices, default=RecipeStatus.RUNNING, db_index=True
-    )
-    error = models.TextField(blank=True)
+    # A running recipe whose stage waits on others: people auditing at the gate.
+    waiting = models.BooleanField(default=False)
     # The gate: an admin may go on with the tasks audited so far instead of waiting for all.
     proceed_requested = models.BooleanField(default=False)
     # {stage: {"started_at": iso, "finished_at": iso, "note": text}}
@@ -66,18 +51,14 @@ class Recipe(models.Model):
     grpo_job = _nullable("training.TrainingJob")
     sft_evaluation = _nullable("training.Evaluation")  # the SFT model and its base
     grpo_evaluation = _nullable("training.Evaluation")  # the GRPO model, same tasks
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
-    )
-    created_at = models.DateTimeField(default=timezone.now)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
-    class Meta:
-        ordering = ["-created_at", "-id"]
+    class Meta(Job.Meta):
+        pass
 
     def __str__(self) -> str:
-        return f"Recipe {self.pk} {self.name} ({self.stage}, {self.status})"
+        return f"Recipe {self.pk} {self.name} ({self.stage}, {self.shown_status})"
 
     @property
-    def is_active(self) -> bool:
-        return self.status in ACTIVE
+    def shown_status(self) -> str:
+        """The status the pages and the recipes API have always shown: waiting is running."""
+        return "waiting" if self.waiting and self.status == JobStatus.RUNNING else self.status

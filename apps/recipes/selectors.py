@@ -12,7 +12,7 @@ from django.urls import reverse
 from apps.accounts.permissions import require_role
 from apps.accounts.roles import Role
 from apps.common.errors import NotFound
-from apps.recipes.models import STAGES, Recipe, RecipeStatus, Stage
+from apps.recipes.models import STAGES, Recipe, Stage
 from quest.training.evaluate import TaskScore, paired_difference
 
 RELATED = (
@@ -71,7 +71,7 @@ def _status(recipe: Recipe, stage: str, info: dict[str, Any]) -> str:
         return "pending"
     if stage != recipe.stage:
         return "done"
-    return recipe.status
+    return recipe.shown_status
 
 
 def _seconds(info: dict[str, Any], now: datetime) -> float | None:
@@ -99,7 +99,7 @@ def timeline(recipe: Recipe, *, now: datetime) -> list[dict[str, Any]]:
 
 
 def gate_waiting(recipe: Recipe) -> bool:
-    return recipe.status == RecipeStatus.WAITING and recipe.stage == Stage.GATE
+    return recipe.shown_status == "waiting" and recipe.stage == Stage.GATE
 
 
 # ---- results ----------------------------------------------------------------------------------

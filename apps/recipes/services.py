@@ -21,8 +21,10 @@ from apps.accounts.permissions import require_role
 from apps.accounts.roles import Role
 from apps.common.errors import Conflict, DomainError, Invalid, NotFound
 from apps.common.storable import printable
+from apps.jobs.broadcast import job_broadcast
+from apps.jobs.models import ACTIVE, JobStatus
 from apps.jobs.services import job_cancel
-from apps.recipes.models import ACTIVE, STAGES, Recipe, RecipeStatus, Stage
+from apps.recipes.models import STAGES, Recipe, Stage
 from apps.recipes.stages import CHECKS, STARTS, StageFailed, Step
 from apps.training.services import MAX_STEPS, model_check
 from apps.training.services.evaluations import MAX_EVAL_TASKS
@@ -32,6 +34,7 @@ from quest.untrusted_yaml import YamlTooBig, load_yaml
 
 log = logging.getLogger(__name__)
 
+RECIPE = "recipe"  # its job kind (apps/recipes/jobs.py)
 MAX_ACTIVE_PER_USER = 3
 MAX_AUDIT_SAMPLE = 2_000
 MAX_ANNOTATORS = 10
@@ -139,6 +142,8 @@ def recipe_create(
         audit_sample=_whole("audit_sample", audit_sample, MAX_AUDIT_SAMPLE),
         annotators_per_task=_whole("annotators_per_task", annotators_per_task, MAX_ANNOTATORS),
         created_by=user,
+        status=JobStatus.RUNNING,
+        total=len(STAGES),
     )
     with transaction.atomic():
         active = Recipe.objects.select_for_update().filter(created_by=user, status__in=ACTIVE)
@@ -146,6 +151,7 @@ def recipe_create(
             raise Conflict(
                 f"you already have {MAX_ACTIVE_PER_USER} recipes running; cancel one or wait"
             )
+        recipe.started_at = recipe.active_at = recipe.created_at
         recipe.save()
         step = STARTS[Stage.SYNTH](recipe)
         _started(recipe, Stage.SYNTH, step)
@@ -175,7 +181,7 @@ def recipe_cancel(*, user: Any, recipe_id: int) -> Recipe:
             except Conflict:
                 continue  # it ended on its own meanwhile
         _note(recipe, recipe.stage, f"cancelled by {user.get_username()}")
-        _end(recipe, RecipeStatus.CANCELLED)
+        _end(recipe, JobStatus.CANCELLED)
     return recipe
 
 
@@ -217,6 +223,8 @@ def recipe_advance(*, recipe_id: int) -> None:
         for _ in STAGES:
             if not recipe.is_active or not _advance_once(recipe):
                 break
+        if recipe.is_active:
+            recipe.active_at = timezone.now()
         recipe.save()
 
 
@@ -242,13 +250,15 @@ def _advance_once(recipe: Recipe) -> bool:
         _started(recipe, stage, step)
     else:
         _note(recipe, stage, step.note)
-    recipe.status = RecipeStatus.WAITING if step.waiting else RecipeStatus.RUNNING
+    recipe.waiting = step.waiting
     if not step.done:
         return False
     _mark(recipe, stage, "finished_at")
     position = STAGES.index(Stage(stage))
+    recipe.done = position + 1
+    job_broadcast(RECIPE, recipe.pk)
     if position + 1 == len(STAGES):
-        _end(recipe, RecipeStatus.DONE)
+        _end(recipe, JobStatus.DONE)
         return False
     recipe.stage = STAGES[position + 1]
     return True
@@ -269,7 +279,7 @@ def _attempt(recipe: Recipe, run: Callable[[Recipe], Step]) -> Step | None:
         reason = f"{type(error).__name__}: {error}"
     _note(recipe, recipe.stage, reason)
     recipe.error = f"{Stage(recipe.stage).label}: {reason}"[:20_000]
-    _end(recipe, RecipeStatus.FAILED)
+    _end(recipe, JobStatus.FAILED)
     return None
 
 
@@ -288,7 +298,8 @@ def _note(recipe: Recipe, stage: str, note: str) -> None:
 
 
 def _end(recipe: Recipe, status: str) -> None:
-    recipe.status, recipe.finished_at = status, timezone.now()
-    if status != RecipeStatus.DONE and "started_at" in recipe.stages.get(recipe.stage, {}):
+    recipe.status, recipe.finished_at, recipe.waiting = status, timezone.now(), False
+    if status != JobStatus.DONE and "started_at" in recipe.stages.get(recipe.stage, {}):
         recipe.stages[recipe.stage].setdefault("ended_at", recipe.finished_at.isoformat())
     recipe.save()
+    job_broadcast(RECIPE, recipe.pk)

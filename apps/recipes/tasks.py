@@ -11,8 +11,9 @@ from typing import Any
 from celery import shared_task
 from celery.signals import task_postrun
 
+from apps.jobs.models import ACTIVE
 from apps.recipes import services
-from apps.recipes.models import ACTIVE, Recipe
+from apps.recipes.models import Recipe
 
 STAGE_TASKS = frozenset({
     "apps.synthesis.tasks.cpu_synthesis_batch",

@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from apps.accounts.roles import ROLE_REQUIREMENT, Role
 from apps.common.errors import Conflict, Invalid
 from apps.common.flash import flashed
+from apps.jobs.services import job_cancel
 from apps.recipes import selectors, services
 from apps.recipes.models import Recipe
 
@@ -108,7 +109,7 @@ def recipe_progress(request: HttpRequest, recipe_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def recipe_cancel(request: HttpRequest, recipe_id: int) -> HttpResponse:
-    cancel = partial(services.recipe_cancel, user=request.user, recipe_id=recipe_id)
+    cancel = partial(job_cancel, user=request.user, kind=services.RECIPE, job_id=recipe_id)
     flashed(request, cancel, f"Recipe {recipe_id} cancelled.", refused=Conflict)
     return redirect("recipes:recipe", recipe_id=recipe_id)
 

@@ -10,6 +10,7 @@ from apps.common.errors import Invalid
 from apps.common.jsonbody import loads_untrusted
 from apps.common.pagination import WAS_A_BARE_LIST, Page, paginate
 from apps.common.schemas import Id, PageNumber, VersionNumber, errors, read_body_as
+from apps.jobs.api import kind_routes
 from apps.rubrics import engine, evaluation, imports, selectors, services
 from apps.rubrics.models import (
     AuditState,
@@ -238,22 +239,20 @@ def imports_create(request: HttpRequest, file: File[UploadedFile]) -> Status[Imp
     return Status(202, import_out(job))
 
 
-@router.get(
-    "/imports/{import_id}",
-    response={200: ImportOut, **errors(403, 404, 422)},
-    summary="An import's progress and report",
+kind_routes(
+    router,
+    kind=imports.IMPORT,
+    path="/imports",
+    param="import_id",
+    out=ImportOut,
+    summaries=(
+        None,
+        "An import's progress and report",
+        "Cancel a queued or running import: it ends failed and writes nothing (admin)",
+    ),
+    names=(None, "imports_get", "imports_cancel"),
+    module=__name__,
 )
-def imports_get(request: HttpRequest, import_id: Id) -> ImportOut:
-    return import_out(imports.task_import_status(user=request.auth, import_id=import_id))  # type: ignore[attr-defined]
-
-
-@router.post(
-    "/imports/{import_id}/cancel",
-    response={200: ImportOut, **errors(403, 404, 409, 422)},
-    summary="Cancel a queued or running import: it ends failed and writes nothing (admin)",
-)
-def imports_cancel(request: HttpRequest, import_id: Id) -> ImportOut:
-    return import_out(imports.task_import_cancel(user=request.auth, import_id=import_id))  # type: ignore[attr-defined]
 
 
 @router.post(

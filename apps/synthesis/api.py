@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from django.http import HttpRequest, StreamingHttpResponse
@@ -128,37 +129,41 @@ def candidates_get(request: HttpRequest, candidate_id: Id) -> dict[str, Any]:
     return candidate_out(selectors.candidate_get(user=_user(request), candidate_id=candidate_id))
 
 
-@router.post(
-    "/synthesis/candidates/{candidate_id}/accept",
-    response={200: CandidateOut, **errors(403, 404, 409, 422, body=True)},
-    summary="Accept a rejected candidate: its task is written, pending audit (admin)",
-)
-def candidates_accept(
-    request: HttpRequest, candidate_id: Id, payload: DecisionIn | None = None
-) -> dict[str, Any]:
-    candidate = services.candidate_accept(
-        user=_user(request), candidate_id=candidate_id, note=payload.note if payload else ""
-    )
-    return candidate_out(candidate)
+def _decision_route(
+    verb: str, decide: Callable[..., SynthesisCandidate], summary: str, description: str = ""
+) -> None:
+    """POST /synthesis/candidates/{candidate_id}/<verb>: an admin's accept or reject of a
+    candidate, with the note they gave, if any; the view is `candidates_<verb>` (its operation
+    id)."""
+
+    def decided(
+        request: HttpRequest, candidate_id: Id, payload: DecisionIn | None = None
+    ) -> dict[str, Any]:
+        note = payload.note if payload else ""
+        return candidate_out(decide(user=_user(request), candidate_id=candidate_id, note=note))
+
+    decided.__name__ = f"candidates_{verb}"
+    router.post(
+        f"/synthesis/candidates/{{candidate_id}}/{verb}",
+        response={200: CandidateOut, **errors(403, 404, 409, 422, body=True)},
+        summary=summary,
+        description=description or None,
+    )(decided)
 
 
-@router.post(
-    "/synthesis/candidates/{candidate_id}/reject",
-    response={200: CandidateOut, **errors(403, 404, 409, 422, body=True)},
-    summary="Reject an accepted candidate (admin)",
-    description=(
-        "Its task is deleted when nobody has touched it yet (task_id is then null); a task "
-        "already audited, edited, probed, researched or in a campaign is left to the audit flow "
-        "and stays linked."
-    ),
+_decision_route(
+    "accept",
+    services.candidate_accept,
+    "Accept a rejected candidate: its task is written, pending audit (admin)",
 )
-def candidates_reject(
-    request: HttpRequest, candidate_id: Id, payload: DecisionIn | None = None
-) -> dict[str, Any]:
-    candidate = services.candidate_reject(
-        user=_user(request), candidate_id=candidate_id, note=payload.note if payload else ""
-    )
-    return candidate_out(candidate)
+_decision_route(
+    "reject",
+    services.candidate_reject,
+    "Reject an accepted candidate (admin)",
+    "Its task is deleted when nobody has touched it yet (task_id is then null); a task already "
+    "audited, edited, probed, researched or in a campaign is left to the audit flow and stays "
+    "linked.",
+)
 
 
 @router.post(

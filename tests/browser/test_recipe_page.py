@@ -33,7 +33,8 @@ def recipes(make_user: Callable[..., User]) -> dict[str, Any]:
     now = timezone.now().isoformat()
     waiting = Recipe.objects.create(
         name="A recipe whose gate waits for its audit, with a long name to wrap at 390 px",
-        config=config_parse(MINI), stage="gate", status="waiting", created_by=admin,
+        config=config_parse(MINI), stage="gate", status="running", waiting=True,
+        created_by=admin,
         batch=SynthesisBatchFactory(created_by=admin),
         campaign=Campaign.objects.create(name="Recipe gate", created_by=admin),
         stages={"synth": {"started_at": now, "finished_at": now,
@@ -88,7 +89,7 @@ def test_a_waiting_recipe_page_shows_it_moving_on_without_a_reload(
     then = "2026-01-01T00:00:00+00:00"
     stages = {**waiting.stages, "gate": {**waiting.stages["gate"], "finished_at": then}}
     stages["collect"] = {"started_at": then, "note": "collecting: 1 of 4 train tasks"}
-    Recipe.objects.filter(pk=waiting.pk).update(stage="collect", status="running", stages=stages)
+    Recipe.objects.filter(pk=waiting.pk).update(stage="collect", waiting=False, stages=stages)
     page.get_by_test_id("recipe-status").filter(has_text="Running").wait_for(timeout=10_000)
     assert page.locator("[data-stage=collect]").inner_text().count("collecting: 1 of 4") == 1
     assert page.get_by_test_id("gate-waiting").count() == 0

@@ -162,3 +162,23 @@ def test_the_progress_fragment_is_the_live_part_only(client: Client, admin: User
     client.force_login(admin)
     html = client.get(f"/recipes/{recipe.pk}/progress/").content.decode()
     assert html.lstrip().startswith('<div id="recipe-live"') and "<html" not in html
+
+
+def test_a_recipe_is_a_job_that_the_framework_reads_and_cancels(
+    admin: User, viewer: User, call: Callable[..., Any]
+) -> None:
+    recipe = call(admin, "post", "recipes", {"name": "mini", "config": MINI}).json()
+    job = call(viewer, "get", f"jobs/recipe/{recipe['id']}").json()
+    assert (job["kind"], job["progress"]["status"], job["progress"]["total"]) == (
+        "recipe",
+        "running",
+        7,
+    )
+    assert job["detail"]["name"] == "mini" and job["created_by"] == admin.username
+    listed = call(viewer, "get", "jobs?kind=recipe").json()
+    assert [row["id"] for row in listed["results"]] == [recipe["id"]]
+    assert call(viewer, "post", f"jobs/recipe/{recipe['id']}/cancel").status_code == 403
+    cancelled = call(admin, "post", f"jobs/recipe/{recipe['id']}/cancel").json()
+    assert cancelled["progress"]["status"] == "cancelled"
+    assert call(viewer, "get", f"recipes/{recipe['id']}").json()["status"] == "cancelled"
+    assert Recipe.objects.get().batch.status == "cancelled", "its stage's work stops with it"

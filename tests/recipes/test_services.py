@@ -68,14 +68,14 @@ def test_a_finished_batch_opens_the_gate_with_a_campaign_and_probes(admin: User)
     from apps.rubrics.models import ProbeRun
 
     recipe = synthesized(started(admin, audit_sample=5))
-    assert (recipe.stage, recipe.status) == ("gate", "waiting")
+    assert (recipe.stage, recipe.status, recipe.waiting) == ("gate", "running", True)
     assert "finished_at" in recipe.stages["synth"]
     items = recipe.campaign.items.count()
     assert items == min(5, recipe.batch.accepted)
     assert ProbeRun.objects.count() == items
     for _ in range(2):  # advancing again and again makes nothing twice
         waiting = advanced(recipe)
-    assert waiting.status == "waiting" and "0 of" in waiting.stages["gate"]["note"]
+    assert waiting.shown_status == "waiting" and "0 of" in waiting.stages["gate"]["note"]
     assert selectors.gate_waiting(waiting) and waiting.campaign_id == recipe.campaign_id
     assert Campaign.objects.count() == 1 and ProbeRun.objects.count() == items
     assert services.recipes_advance() == 1
@@ -115,7 +115,7 @@ def test_going_on_with_the_audited_tasks_leaves_the_rest_out(admin: User) -> Non
         verdicts = {node: "correct" for node in node_kinds(version.tree)}
         assignment_submit(user=admin, assignment_id=assignment.pk, version=version.number,
                           decision="accept", verdicts=verdicts)  # fmt: skip
-    assert advanced(recipe).status == "waiting"
+    assert advanced(recipe).shown_status == "waiting"
     recipe = services.recipe_proceed(user=admin, recipe_id=recipe.pk)
     assert recipe.proceed_requested
     assert "3 of" in recipe.stages["gate"]["note"]
