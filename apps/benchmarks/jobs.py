@@ -11,7 +11,7 @@ from apps.benchmarks import api
 from apps.benchmarks.models import BenchmarkRun
 from apps.benchmarks.paths import shown
 from apps.benchmarks.selectors import KIND
-from apps.jobs.registry import JobKind, register, stall_setting
+from apps.jobs.registry import JobKind, queue_tasks, register, stall_setting
 from workers.queues import Queue
 
 
@@ -27,10 +27,7 @@ register(
         name=KIND,
         label="benchmark run",
         model=BenchmarkRun,
-        tasks={
-            Queue.GPU: "apps.benchmarks.tasks.gpu_benchmark_run",
-            Queue.CPU: "apps.benchmarks.tasks.cpu_benchmark_run",
-        },
+        tasks=queue_tasks("apps.benchmarks.tasks", "benchmark_run", Queue.GPU, Queue.CPU),
         out=api.run_out,
         view_role=Role.VIEWER,
         cancel_role=Role.ADMIN,

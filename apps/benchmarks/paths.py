@@ -13,6 +13,7 @@ from typing import Any
 from django.conf import settings
 
 from apps.common.errors import Invalid
+from apps.common.jsonmap import strings_mapped
 from apps.training.paths import shown_paths
 
 SHOWN_ROOT = "<benchmarks>"
@@ -50,10 +51,4 @@ def shown(text: str) -> str:
 
 def shown_in(value: Any) -> Any:
     """A JSON value (a setup, metrics) with `shown` applied to every string in it."""
-    if isinstance(value, str):
-        return shown(value)
-    if isinstance(value, dict):
-        return {key: shown_in(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [shown_in(item) for item in value]
-    return value
+    return strings_mapped(value, shown)

@@ -198,22 +198,24 @@ def run_progress(request: HttpRequest, run_id: int) -> HttpResponse:
     return progress_fragment(request, "benchmarks/run_detail.html#progress", run, context)
 
 
+def _run_button(request: HttpRequest, run_id: int, action: Any, said: str) -> HttpResponse:
+    """A run page's button: the service's answer as a message, then the run's page again."""
+    flashed(request, partial(action, user=request.user, run_id=run_id), said, refused=Conflict)
+    return redirect("benchmarks:run", run_id=run_id)
+
+
 @login_required
 @require_POST
 def run_cancel(request: HttpRequest, run_id: int) -> HttpResponse:
-    cancel = partial(services.run_cancel, user=request.user, run_id=run_id)
     said = f"Benchmark run {run_id} cancelled; the questions it finished stay."
-    flashed(request, cancel, said, refused=Conflict)
-    return redirect("benchmarks:run", run_id=run_id)
+    return _run_button(request, run_id, services.run_cancel, said)
 
 
 @login_required
 @require_POST
 def run_resume(request: HttpRequest, run_id: int) -> HttpResponse:
-    resume = partial(services.run_resume, user=request.user, run_id=run_id)
     said = f"Benchmark run {run_id} queued again: it continues after its last question."
-    flashed(request, resume, said, refused=Conflict)
-    return redirect("benchmarks:run", run_id=run_id)
+    return _run_button(request, run_id, services.run_resume, said)
 
 
 # ---- two runs compared --------------------------------------------------------------------------

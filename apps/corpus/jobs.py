@@ -7,7 +7,7 @@ from typing import Any
 from apps.corpus.models import CorpusJob
 from apps.corpus.schemas import JobOut
 from apps.corpus.services import CORPUS
-from apps.jobs.registry import JobKind, register
+from apps.jobs.registry import JobKind, queue_tasks, register
 from workers.queues import Queue
 
 
@@ -20,7 +20,7 @@ register(
         name=CORPUS,
         label="corpus job",
         model=CorpusJob,
-        tasks={Queue.CPU: "apps.corpus.tasks.cpu_corpus_job"},
+        tasks=queue_tasks("apps.corpus.tasks", "corpus_job", Queue.CPU),
         out=corpus_job_out,
         # A load rewrites the corpus files and its index: it runs to its end once started.
         stops_midway=False,

@@ -72,6 +72,12 @@ class JobKind:
         return self.visible(self, user).select_related("created_by").defer(*self.deferred)
 
 
+def queue_tasks(module: str, name: str, *queues: Queue) -> dict[Queue, str]:
+    """A kind's Celery task on each of `queues`, the first the default, named as
+    workers/routes.py routes them: `<module>.cpu_<name>` runs on cpu, `…gpu_<name>` on gpu."""
+    return {queue: f"{module}.{queue.value}_{name}" for queue in queues}
+
+
 def stall_setting(name: str, unit: str) -> Callable[[], timedelta]:
     """A kind's `stall` read from a setting each time (settings change under tests), in
     `unit` ("seconds", "minutes")."""

@@ -7,7 +7,7 @@ from typing import Any
 from django.db.models import QuerySet
 
 from apps.accounts.roles import Role
-from apps.jobs.registry import JobKind, register, stall_setting
+from apps.jobs.registry import JobKind, queue_tasks, register, stall_setting
 from apps.rubrics import api
 from apps.rubrics.imports import IMPORT, task_import_cancel, timed_out_message
 from apps.rubrics.models import ProbeRun, TaskImport
@@ -32,7 +32,7 @@ register(
         name=IMPORT,
         label="import",
         model=TaskImport,
-        tasks={Queue.CPU: "apps.rubrics.tasks.cpu_import_tasks"},
+        tasks=queue_tasks("apps.rubrics.tasks", "import_tasks", Queue.CPU),
         out=_import_out,
         view_role=Role.ADMIN,
         # It ends failed, "cancelled by …", and refuses while the tasks are being written.
@@ -48,7 +48,7 @@ register(
         name=PROBE,
         label="probe",
         model=ProbeRun,
-        tasks={Queue.CPU: "apps.rubrics.tasks.cpu_probe_tree"},
+        tasks=queue_tasks("apps.rubrics.tasks", "probe_tree", Queue.CPU),
         out=api.probe_out,
         visible=_probes,
         cancel_role=Role.ANNOTATOR,

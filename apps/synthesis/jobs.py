@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from apps.jobs.registry import JobKind, register, stall_setting
+from apps.jobs.registry import JobKind, queue_tasks, register, stall_setting
 from apps.synthesis.api import batch_out
 from apps.synthesis.models import SynthesisBatch
 from apps.synthesis.services import SYNTHESIS
@@ -24,10 +24,7 @@ register(
         name=SYNTHESIS,
         label="synthesis batch",
         model=SynthesisBatch,
-        tasks={
-            Queue.CPU: "apps.synthesis.tasks.cpu_synthesis_batch",
-            Queue.GPU: "apps.synthesis.tasks.gpu_synthesis_batch",
-        },
+        tasks=queue_tasks("apps.synthesis.tasks", "synthesis_batch", Queue.CPU, Queue.GPU),
         out=batch_out,
         stall=stall_setting("SYNTHESIS_STALL_MINUTES", "minutes"),
         stalled_error=_stalled,

@@ -9,7 +9,7 @@ from typing import Any
 from django.conf import settings
 
 from apps.accounts.roles import Role
-from apps.jobs.registry import JobKind, register, stall_setting
+from apps.jobs.registry import JobKind, queue_tasks, register, stall_setting
 from apps.training import api, broadcast, services
 from apps.training.models import Evaluation, TrainingDataset, TrainingJob
 from apps.training.paths import shown_paths
@@ -31,6 +31,7 @@ def _cancel_evaluation(*, user: Any, job_id: int) -> Evaluation:
     return services.evaluation_cancel(user=user, evaluation_id=job_id)
 
 
+TASKS = "apps.training.tasks"
 COMMON: dict[str, Any] = {
     "view_role": Role.VIEWER,
     "cancel_role": Role.ADMIN,
@@ -44,10 +45,7 @@ register(
         name="dataset",
         label="dataset",
         model=TrainingDataset,
-        tasks={
-            Queue.CPU: "apps.training.tasks.cpu_training_dataset",
-            Queue.GPU: "apps.training.tasks.gpu_training_dataset",
-        },
+        tasks=queue_tasks(TASKS, "training_dataset", Queue.CPU, Queue.GPU),
         out=api.dataset_out,
         cancel=_cancel_dataset,
         **COMMON,
@@ -58,7 +56,7 @@ register(
         name="training",
         label="training job",
         model=TrainingJob,
-        tasks={Queue.GPU: "apps.training.tasks.gpu_training_job"},
+        tasks=queue_tasks(TASKS, "training_job", Queue.GPU),
         out=api.job_out,
         cancel=services.job_cancel,
         announce=broadcast.job_status,
@@ -70,7 +68,7 @@ register(
         name="evaluation",
         label="evaluation",
         model=Evaluation,
-        tasks={Queue.GPU: "apps.training.tasks.gpu_training_evaluation"},
+        tasks=queue_tasks(TASKS, "training_evaluation", Queue.GPU),
         out=api.evaluation_out,
         cancel=_cancel_evaluation,
         **COMMON,

@@ -15,6 +15,8 @@ from typing import Any
 
 from django.conf import settings
 
+from apps.common.jsonmap import strings_mapped
+
 TRAINING = ""  # a path under the training directory is shown relative to it
 
 
@@ -58,10 +60,4 @@ def shown_paths(text: str) -> str:
 
 def shown_paths_in(value: Any) -> Any:
     """A JSON value (a config, results) with shown_paths applied to every string in it."""
-    if isinstance(value, str):
-        return shown_paths(value)
-    if isinstance(value, dict):
-        return {key: shown_paths_in(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [shown_paths_in(item) for item in value]
-    return value
+    return strings_mapped(value, shown_paths)
