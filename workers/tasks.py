@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 from functools import cache
-from importlib import import_module
 from typing import Any
 
 import redis
@@ -50,8 +48,3 @@ def _announce(sender: Any, **kwargs: Any) -> None:
     queues = [queue.name for queue in sender.task_consumer.queues]
     for name in queues:
         heartbeat_task.apply_async(args=[name], queue=name, expires=60)
-    # The worker that runs synthesis searches the corpus: its first search should not wait
-    # for the engine and the query encoder to load (`make run` asks for it).
-    if os.environ.get("QUESTWEB_WARM_SEARCH") == "1" and Queue.CPU.value in queues:
-        # By name: the apps are Django code, which the workers' type check leaves out.
-        import_module("apps.corpus.selectors").warm_search_in_background()

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,7 @@ from quest.search.searcher import Searcher
 from quest.search.strength import weak_match
 from quest.tools.offline import CorpusSearch
 from quest.tools.toolbox import Toolbox
+from workers.queues import Queue
 
 log = logging.getLogger(__name__)
 _lock = threading.Lock()
@@ -126,6 +128,15 @@ def _warm_search_thread() -> None:
 def warm_search_in_background() -> None:
     """warm_search in a daemon thread: a process starting up serves requests meanwhile."""
     threading.Thread(target=_warm_search_thread, name="warm-search", daemon=True).start()
+
+
+def warm_search_on_worker(sender: Any, **kwargs: Any) -> None:
+    """Celery's worker_ready: the worker that runs synthesis (the cpu queue's) searches the
+    corpus, and its first search should not wait for the engine and the query encoder to load.
+    Only where asked (`make run` sets QUESTWEB_WARM_SEARCH=1)."""
+    queues = {queue.name for queue in sender.task_consumer.queues}
+    if os.environ.get("QUESTWEB_WARM_SEARCH") == "1" and Queue.CPU.value in queues:
+        warm_search_in_background()
 
 
 def corpus_store() -> Any:

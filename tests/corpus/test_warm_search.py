@@ -52,6 +52,35 @@ def test_make_runs_web_process_warms_when_asked_and_only_then(
         assert calls == expected
 
 
+def test_a_cpu_worker_warms_search_when_asked_and_only_then(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from types import SimpleNamespace
+
+    from celery.signals import worker_ready
+
+    calls: list[str] = []
+    monkeypatch.setattr(selectors, "warm_search_in_background", lambda: calls.append("warm"))
+
+    # Connected when Django started (CorpusConfig.ready); called here, not sent, so that no
+    # other receiver (the heartbeat) sends real messages.
+    assert any(key[0] == "corpus.warm_search" for key, _ in worker_ready.receivers)
+
+    def ready(*queues: str) -> None:
+        consumer = SimpleNamespace(queues=[SimpleNamespace(name=name) for name in queues])
+        selectors.warm_search_on_worker(SimpleNamespace(task_consumer=consumer))
+
+    for value, queues, expected in (
+        ("1", ("cpu",), ["warm"]),
+        ("1", ("gpu", "default"), []),
+        ("0", ("cpu",), []),
+    ):
+        calls.clear()
+        monkeypatch.setenv("QUESTWEB_WARM_SEARCH", value)
+        ready(*queues)
+        assert calls == expected, (value, queues)
+
+
 def _warm_records(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
     caplog.clear()
     with caplog.at_level(logging.INFO, logger=selectors.__name__):
