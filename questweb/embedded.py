@@ -173,7 +173,7 @@ def supervise(children: list[Child]) -> int:
 def main() -> int:
     env = dict(os.environ)
     env.setdefault("DJANGO_SETTINGS_MODULE", "questweb.settings")
-    env.setdefault("QUESTWEB_WARM_SEARCH", "1")  # questweb/asgi.py, workers/tasks.py
+    env.setdefault("QUESTWEB_WARM_SEARCH", "1")  # questweb/asgi.py, apps/corpus/apps.py
     directory = config.data_dir(env)
     host, port = env.get("HOST", "127.0.0.1"), env.get("PORT", "8000")
     url = config.redis_url(env, directory)

@@ -43,6 +43,17 @@ def make_user(db: None) -> Callable[..., User]:
 
 
 @pytest.fixture
+def admin(make_user: Callable[..., User]) -> User:
+    """An admin, "ada" (a module or folder that needs another defines its own)."""
+    return make_user("admin", username="ada")
+
+
+@pytest.fixture
+def viewer(make_user: Callable[..., User]) -> User:
+    return make_user("viewer", username="vic")
+
+
+@pytest.fixture
 def bearer(db: None) -> Callable[[User], dict[str, str]]:
     from apps.accounts.services import token_create
 

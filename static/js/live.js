@@ -17,7 +17,7 @@
       return node;
     };
     const TERMINAL = new Set(["finished", "stopped", "failed", "stalled"]);
-    const state = { lastSeq: 0, events: [], sources: new Map(), seen: new Map(), socket: null, retry: 0, ended: false, replaying: false };
+    const state = { lastSeq: 0, events: [], sources: new Map(), seen: new Map(), stream: null, ended: false, replaying: false };
     // What the run has used so far, counted from its events; the `finished` event's own usage
     // replaces it at the end.
     const running = { turns: 0, tool_calls: 0, condensations: 0 };
@@ -421,7 +421,7 @@
         state.ended = true;
         if (event.type === "error") { setStatus("stalled"); stopClock(null); }
         enableReplay();
-        if (state.socket) state.socket.close(1000);
+        if (state.stream) state.stream.close();
       }
     }
 
@@ -430,20 +430,13 @@
     }
 
     function connect() {
-      const scheme = location.protocol === "https:" ? "wss://" : "ws://";
-      const socket = new WebSocket(scheme + location.host + root.dataset.ws + "?after=" + state.lastSeq);
-      state.socket = socket;
-      socket.onopen = () => { state.retry = 0; connection("live"); };
-      socket.onmessage = (message) => receive(JSON.parse(message.data));
-      socket.onclose = (closed) => {
-        state.socket = null;
-        if (state.ended) { connection(""); return; }
-        if (closed.code >= 4400 && closed.code < 4500) { connection("not allowed to watch (" + closed.code + ")"); return; }
-        // Reconnect with the last seq seen; the server sends exactly what was missed.
-        const delay = Math.min(10000, 500 * 2 ** state.retry++);
-        connection("reconnecting…");
-        setTimeout(connect, delay);
-      };
+      state.stream = window.resumingSocket({
+        path: root.dataset.ws,
+        after: () => state.lastSeq,
+        receive,
+        ended: () => state.ended,
+        status: connection,
+      });
     }
 
     function resetView() {

@@ -66,7 +66,7 @@
 
   function liveJob(root, live) {
     const $ = (selector) => root.querySelector(selector);
-    const state = { lastLine: live.after, socket: null, retry: 0, ended: !live.active, timer: null, revision: 0 };
+    const state = { lastLine: live.after, stream: null, ended: !live.active, timer: null, revision: 0 };
     const boxes = new Map();
     document.querySelectorAll("[data-chart]").forEach((box) => boxes.set(box.dataset.chart, box));
 
@@ -126,7 +126,7 @@
       if (!active && !state.ended) {
         // The run has ended: the page is drawn again for its final checkpoints, log and rollouts.
         state.ended = true;
-        if (state.socket) state.socket.close(1000);
+        if (state.stream) state.stream.close();
         setTimeout(() => window.location.reload(), 1500);
       }
     }
@@ -150,20 +150,13 @@
 
     const connection = (text) => { $("[data-role=connection]").textContent = text; };
     function connect() {
-      const scheme = location.protocol === "https:" ? "wss://" : "ws://";
-      const socket = new WebSocket(scheme + location.host + live.ws + "?after=" + state.lastLine);
-      state.socket = socket;
-      socket.onopen = () => { state.retry = 0; connection("live"); };
-      socket.onmessage = (event) => receive(JSON.parse(event.data));
-      socket.onclose = (closed) => {
-        state.socket = null;
-        if (state.ended) { connection(""); return; }
-        if (closed.code >= 4400 && closed.code < 4500) { connection("not allowed to watch (" + closed.code + ")"); return; }
-        // Reconnect from the last line seen; the server sends exactly what was missed.
-        const delay = Math.min(10000, 500 * 2 ** state.retry++);
-        connection("reconnecting…");
-        setTimeout(connect, delay);
-      };
+      state.stream = window.resumingSocket({
+        path: live.ws,
+        after: () => state.lastLine,
+        receive,
+        ended: () => state.ended,
+        status: connection,
+      });
     }
 
     draw();

@@ -33,16 +33,6 @@ def bench_dir(settings: Any, tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def admin(make_user: Callable[..., User]) -> User:
-    return make_user("admin", username="ada")
-
-
-@pytest.fixture
-def viewer(make_user: Callable[..., User]) -> User:
-    return make_user("viewer", username="vic")
-
-
-@pytest.fixture
 def started(admin: User) -> Callable[..., Any]:
     """started(**fields): a run queued through the service, as the form and REST queue it."""
     from apps.benchmarks.services import RunRequest, run_create

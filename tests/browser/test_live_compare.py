@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from apps.live.broadcast import event_append
 from apps.live.models import Policy, Session
 from apps.live.runner import session_run
 from apps.rubrics.services import task_create
+from tests.browser.live_events import emit
 from tests.live.conftest import DOCS, session_cookie
 from tests.rubrics.conftest import small_tree
 
@@ -97,18 +97,6 @@ def test_two_sessions_of_one_question_are_watched_side_by_side_and_stack_on_a_ph
     page.screenshot(path="/tmp/live40_compare_390_top.png")
 
 
-def _emit(session: Session, type: str, **payload: Any) -> None:
-    def write() -> None:
-        from django.db import connection
-
-        event_append(session_id=session.pk, type=type, payload=payload)
-        connection.close()
-
-    thread = threading.Thread(target=write)
-    thread.start()
-    thread.join()
-
-
 def test_a_checkpoint_that_broke_the_protocol_says_so_with_its_last_turn_as_text(
     asgi_server: str, page: Any, make_user: Callable[..., Any]
 ) -> None:
@@ -126,14 +114,14 @@ def test_a_checkpoint_that_broke_the_protocol_says_so_with_its_last_turn_as_text
     page.wait_for_selector("[data-testid=connection]:has-text('live')")
     assert page.locator("[data-testid=failure]").is_hidden()
     reply = "<b>Canberra</b> is the <script>window.pwned = 1</script> capital"
-    _emit(session, "started", question=QUESTION, policy="llm")
+    emit(session, "started", question=QUESTION, policy="llm")
     for turn in (1, 2, 3):
-        _emit(session, "reminder", turn=turn, problem="no tool call and no answer",
+        emit(session, "reminder", turn=turn, problem="no tool call and no answer",
               text="Use the protocol.", reply=reply)  # fmt: skip
     failure = {"status": "invalid", "reason": "The model broke the protocol 3 turns in a row",
                "last_invalid_turn": reply}  # fmt: skip
-    _emit(session, "answer", text="Partial report.", citations=[], forced=False, partial=True)
-    _emit(session, "finished", status="invalid", turns=3, session_status="finished",
+    emit(session, "answer", text="Partial report.", citations=[], forced=False, partial=True)
+    emit(session, "finished", status="invalid", turns=3, session_status="finished",
           failure=failure)  # fmt: skip
     reason = page.locator("[data-testid=failure-reason]")
     reason.wait_for()

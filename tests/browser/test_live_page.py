@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from apps.live.broadcast import event_append, progress_send
+from apps.live.broadcast import progress_send
 from apps.live.models import Session
 from apps.rubrics.services import task_create
+from tests.browser.live_events import emit
 from tests.live.conftest import session_cookie
 from tests.rubrics.conftest import judged_tree, small_tree
 
@@ -30,21 +31,6 @@ def _open(page: Any, server: str, user: Any, session: Session, *, live: bool = T
         page.wait_for_selector("[data-testid=connection]:has-text('live')")
 
 
-def _emit(session: Session, type: str, **payload: Any) -> None:
-    """From another thread, as a worker would: Playwright's sync API keeps an event loop in this
-    one, where the broadcast's async_to_sync may not run."""
-
-    def write() -> None:
-        from django.db import connection
-
-        event_append(session_id=session.pk, type=type, payload=payload)
-        connection.close()
-
-    thread = threading.Thread(target=write)
-    thread.start()
-    thread.join()
-
-
 def test_a_viewer_watches_events_arrive_and_replays_the_finished_session(
     asgi_server: str, page: Any, make_user: Callable[..., Any]
 ) -> None:
@@ -52,19 +38,19 @@ def test_a_viewer_watches_events_arrive_and_replays_the_finished_session(
     question = "Which city is the capital of Australia?"
     task = task_create(user=admin, record={"question": question, "rubric": small_tree()})
     session = Session.objects.create(owner=admin, question=question, task=task, status="running")
-    _emit(session, "started", question=question, policy="scripted")
+    emit(session, "started", question=question, policy="scripted")
     _open(page, asgi_server, viewer, session)
     # The backlog arrives over the socket after it connects: wait for it, then count.
     page.wait_for_selector("[data-testid=timeline] li")
     assert page.locator("[data-testid=timeline] li").count() == 1
 
-    _emit(session, "tool_call", turn=1, name="search", arguments={"query": ["capital Australia"]})
-    _emit(session, "tool_result", turn=1, name="search", ok=True, text="1. Canberra",
+    emit(session, "tool_call", turn=1, name="search", arguments={"query": ["capital Australia"]})
+    emit(session, "tool_result", turn=1, name="search", ok=True, text="1. Canberra",
           truncated=False, sources=[{"url": CANBERRA, "title": "Canberra"}])  # fmt: skip
     page.wait_for_selector("[data-testid=seen] >> text=Canberra", state="attached")
     assert page.locator("[data-testid=seen-count]").inner_text() == "(1)"
     assert page.locator("[data-testid=sources]").inner_text() == "none yet", "listed, not read"
-    _emit(session, "tool_result", turn=2, name="visit", ok=True, text="Canberra is the capital",
+    emit(session, "tool_result", turn=2, name="visit", ok=True, text="Canberra is the capital",
           truncated=False, sources=[{"url": CANBERRA, "title": "Canberra"}])  # fmt: skip
     page.wait_for_selector("[data-testid=sources] >> text=Canberra")
     state = {
@@ -80,23 +66,23 @@ def test_a_viewer_watches_events_arrive_and_replays_the_finished_session(
                            "need": "search Canberra founded"}],
         },
     }  # fmt: skip
-    _emit(session, "state", turn=2, state=state, recovered=False)
+    emit(session, "state", turn=2, state=state, recovered=False)
     page.wait_for_selector(".board .trusted >> text=Canberra is the capital of Australia")
     assert "next: search Canberra founded" in page.locator(".board .uncertain").inner_text()
     assert page.locator(".board .untrusted li").inner_text().startswith("Sydney is the capital")
     assert page.locator(".board .untrusted li .why").inner_text() == "contradicted"
 
-    _emit(session, "verdict", nodes={"capital": {"status": "pass", "score": 1.0}}, final=False)
+    emit(session, "verdict", nodes={"capital": {"status": "pass", "score": 1.0}}, final=False)
     page.wait_for_selector("li.leaf[data-node=capital].st-pass")
-    _emit(session, "answer", text="Canberra is the capital [1].", forced=False, partial=False,
+    emit(session, "answer", text="Canberra is the capital [1].", forced=False, partial=False,
           citations=[{"n": 1, "url": CANBERRA, "title": "Canberra"}])  # fmt: skip
     chip = page.locator("[data-testid=report] a.chip")
     chip.wait_for()
     assert chip.inner_text() == "[1]"
     assert "url=https%3A%2F%2Fen.wikipedia.org%2Fwiki%2FCanberra" in chip.get_attribute("href")
-    _emit(session, "score", root_score=1.0, lower=1.0, upper=1.0, complete=True, final=True,
+    emit(session, "score", root_score=1.0, lower=1.0, upper=1.0, complete=True, final=True,
           reward={"reward": 1.0, "base": 1.0, "valid_rate": 1.0})  # fmt: skip
-    _emit(session, "finished", status="answered", turns=2, tool_calls=1, condensations=1,
+    emit(session, "finished", status="answered", turns=2, tool_calls=1, condensations=1,
           elapsed_s=1.2, session_status="finished")  # fmt: skip
     page.wait_for_selector("[data-testid=status]:has-text('finished')")
     assert page.locator("[data-testid=score]").inner_text() == "final 1.00"
@@ -138,7 +124,7 @@ def test_a_judge_leaf_without_a_judge_shows_as_undecided_not_as_a_red_zero(
     # The events the runner sends when it scores the final answer without a judge.
     events, _ = TaskScorer(session.task).final("Canberra is the capital.")
     for kind, payload in events:
-        _emit(session, kind, **payload)
+        emit(session, kind, **payload)
     reward = page.locator("[data-testid=reward]")
     reward.locator("[data-testid=reward-undecided]").wait_for()
 
@@ -193,7 +179,7 @@ def test_a_hostile_report_is_drawn_as_markdown_and_runs_nothing(
     session = Session.objects.create(owner=viewer, question="Capital?", status="running")
     errors = _errors(page)
     _open(page, asgi_server, viewer, session)
-    _emit(session, "answer", text=HOSTILE_REPORT, forced=True, partial=True,
+    emit(session, "answer", text=HOSTILE_REPORT, forced=True, partial=True,
           citations=[{"n": 1, "url": CANBERRA, "title": "Canberra"}])  # fmt: skip
     report = page.locator("[data-testid=report]")
     report.locator("h2:has-text('Sources')").wait_for()
@@ -248,7 +234,7 @@ def test_an_llm_session_shows_the_model_generating_its_tokens_and_the_time(
     _progress(session, phase="done", turn=1, tokens=57, total_tokens=57, turn_s=4.0)
     page.wait_for_selector("[data-testid=activity]:has-text('turn 1 written (57 tokens)')")
 
-    _emit(session, "finished", status="stopped", turns=1, completion_tokens=57, elapsed_s=65.0,
+    emit(session, "finished", status="stopped", turns=1, completion_tokens=57, elapsed_s=65.0,
           session_status="finished")  # fmt: skip
     page.wait_for_selector("[data-testid=status]:has-text('stopped')")
     assert page.locator("[data-testid=activity]").inner_text() == "stopped"
@@ -262,8 +248,8 @@ def test_a_finished_session_shows_no_progress_line(
 ) -> None:
     owner = make_user("viewer")
     session = Session.objects.create(owner=owner, question="Capital?", status="finished")
-    _emit(session, "started", question="Capital?", policy="scripted")
-    _emit(session, "finished", status="answered", turns=1, elapsed_s=0.2)
+    emit(session, "started", question="Capital?", policy="scripted")
+    emit(session, "finished", status="answered", turns=1, elapsed_s=0.2)
     _open(page, asgi_server, owner, session, live=False)
     page.wait_for_selector("[data-testid=timeline] li >> nth=1")
     assert not page.locator("[data-testid=progress]").is_visible()

@@ -4,7 +4,6 @@ the audit a person does at the gate."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,16 +32,6 @@ def recipe_dirs(settings: Any, tmp_path: Path, geo_corpus_dir: Path) -> Path:  #
     settings.CORPUS_DIR = geo_corpus_dir
     settings.DATA_DIR = tmp_path
     return Path(settings.TRAINING_DIR)
-
-
-@pytest.fixture
-def admin(make_user: Callable[..., User]) -> User:
-    return make_user("admin", username="ada")
-
-
-@pytest.fixture
-def viewer(make_user: Callable[..., User]) -> User:
-    return make_user("viewer", username="vic")
 
 
 def audit_all(user: User, campaign_id: int, decision: str = "accept") -> int:

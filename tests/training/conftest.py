@@ -31,16 +31,6 @@ def training_dirs(settings: Any, tmp_path: Path, training_corpus_dir: Path) -> P
     return settings.TRAINING_DIR
 
 
-@pytest.fixture
-def admin(make_user: Callable[..., User]) -> User:
-    return make_user("admin", username="ada")
-
-
-@pytest.fixture
-def viewer(make_user: Callable[..., User]) -> User:
-    return make_user("viewer", username="vic")
-
-
 def gate(task: Task, campaign: Any) -> None:
     """Put `task` through the gate as an audit and a probe would."""
     from apps.audit.models import CampaignTask
