@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.http import HttpRequest, HttpResponse
 from ninja import NinjaAPI, Swagger
 from ninja.errors import ValidationError
@@ -20,7 +22,29 @@ from apps.synthesis.api import router as synthesis_router
 from apps.training.api import router as training_router
 from questweb import __version__
 
-api = NinjaAPI(
+
+def _deprecated(schema: Any) -> bool:
+    """Whether a parameter's schema, or one of its `anyOf` branches, says it is deprecated."""
+    if not isinstance(schema, dict):
+        return False
+    return schema.get("deprecated") is True or any(map(_deprecated, schema.get("anyOf", ())))
+
+
+class QuestwebAPI(NinjaAPI):
+    """NinjaAPI whose OpenAPI marks a parameter deprecated on the parameter itself, where client
+    generators read it, when its schema says so (`json_schema_extra={"deprecated": True}`)."""
+
+    def get_openapi_schema(self, *args: Any, **kwargs: Any) -> Any:
+        schema = super().get_openapi_schema(*args, **kwargs)
+        for operations in schema["paths"].values():
+            for operation in operations.values():
+                for parameter in operation.get("parameters", ()):
+                    if _deprecated(parameter.get("schema")):
+                        parameter["deprecated"] = True
+        return schema
+
+
+api = QuestwebAPI(
     title="questweb API",
     version=__version__,
     description=(

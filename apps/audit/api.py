@@ -56,11 +56,21 @@ from apps.jobs.api import kind_routes
 
 router = Router(tags=["audit"])
 
+# Marked deprecated in the parameter's schema (json_schema_extra, not pydantic's `deprecated`,
+# which would warn on every read of the field).
 OldOffset = Annotated[
-    Offset | None, Field(description="Deprecated (issue 38): send page; kept for one release")
+    Offset | None,
+    Field(
+        description="Deprecated (issue 38): send page; kept for one release",
+        json_schema_extra={"deprecated": True},
+    ),
 ]
 OldLimit = Annotated[
-    Limit | None, Field(description="Deprecated (issue 38): send page_size; kept for one release")
+    Limit | None,
+    Field(
+        description="Deprecated (issue 38): send page_size; kept for one release",
+        json_schema_extra={"deprecated": True},
+    ),
 ]
 BINARY = {"schema": {"type": "string", "format": "binary"}}
 
