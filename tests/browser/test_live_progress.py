@@ -12,7 +12,8 @@ import pytest
 
 from apps.live.models import Session
 from apps.rubrics.services import task_create
-from tests.browser.test_live_page import CANBERRA, _emit, _errors, _open
+from tests.browser.live_events import emit
+from tests.browser.test_live_page import CANBERRA, _errors, _open
 from tests.live.conftest import corpus  # noqa: F401  (a real corpus the scorer reads)
 from tests.rubrics.conftest import small_tree
 
@@ -31,18 +32,18 @@ def test_the_progress_line_follows_a_scripted_run_from_the_worker_to_the_end(
     assert activity.inner_text() == "waiting for a worker…"
     assert page.locator("[data-testid=usage]").inner_text() == ""
 
-    _emit(session, "started", question="Capital?", policy="scripted")
+    emit(session, "started", question="Capital?", policy="scripted")
     page.wait_for_selector("[data-testid=activity]:text-is('running…')")
-    _emit(session, "thought", turn=1, text="Looking for: capital.")
-    _emit(session, "tool_call", turn=1, name="search", arguments={"query": ["capital"]})
+    emit(session, "thought", turn=1, text="Looking for: capital.")
+    emit(session, "tool_call", turn=1, name="search", arguments={"query": ["capital"]})
     page.wait_for_selector("[data-testid=activity]:text-is('running: turn 1')")
-    _emit(session, "tool_call", turn=2, name="visit", arguments={"url": [CANBERRA]})
+    emit(session, "tool_call", turn=2, name="visit", arguments={"url": [CANBERRA]})
     page.wait_for_selector("[data-testid=activity]:text-is('running: turn 2')")
     usage = page.locator("[data-testid=usage]")
     assert "TURNS\n2" in usage.inner_text().upper()
     assert "TOOL CALLS\n2" in usage.inner_text().upper()
 
-    _emit(session, "finished", status="answered", turns=3, tool_calls=2, condensations=0,
+    emit(session, "finished", status="answered", turns=3, tool_calls=2, condensations=0,
           elapsed_s=1.5, session_status="finished")  # fmt: skip
     page.wait_for_selector("[data-testid=status]:has-text('finished')")
     assert activity.inner_text() == "done"
@@ -72,7 +73,7 @@ def test_a_negative_criterion_not_met_shows_as_the_good_outcome(
     _open(page, asgi_server, admin, session)
     events, _ = TaskScorer(session.task).final("Canberra is the capital of Australia.")
     for kind, payload in events:
-        _emit(session, kind, **payload)
+        emit(session, kind, **payload)
     page.wait_for_selector("[data-testid=score]:has-text('final')")
 
     avoided = page.locator("li.leaf[data-node=sydney]")
@@ -91,7 +92,7 @@ def test_the_board_keeps_placeholders_plain_and_names_sources_in_reasons(
     decoration = "(e) => getComputedStyle(e).textDecorationLine"
     assert page.locator(".board .untrusted li").evaluate(decoration) == "none"
 
-    _emit(session, "tool_result", turn=1, name="visit", ok=True, text="Canberra",
+    emit(session, "tool_result", turn=1, name="visit", ok=True, text="Canberra",
           truncated=False, sources=[{"url": GEONAMES, "title": "Canberra (GeoNames)"}])  # fmt: skip
     lead = {
         "id": "q1",
@@ -106,7 +107,7 @@ def test_the_board_keeps_placeholders_plain_and_names_sources_in_reasons(
         "visited_sources": [],
         "information_state": info,
     }
-    _emit(session, "state", turn=1, state=state, recovered=False)
+    emit(session, "state", turn=1, state=state, recovered=False)
     why = page.locator(".board .uncertain li .why")
     why.wait_for()
     assert why.inner_text() == (
@@ -132,7 +133,7 @@ def test_the_reward_box_lists_the_citations_that_did_not_hold(
     _open(page, asgi_server, admin, session)
     events, _ = TaskScorer(session.task).final(ANSWER)
     for kind, payload in events:
-        _emit(session, kind, **payload)
+        emit(session, kind, **payload)
     invalid = page.locator("[data-testid=invalid-citations]")
     invalid.wait_for()
     assert invalid.inner_text().startswith("1 citation did not hold:")
