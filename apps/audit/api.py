@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from django.http import FileResponse, HttpRequest, StreamingHttpResponse
-from ninja import Field, Router, Schema, Status
+from ninja import Router, Schema, Status
 
 from apps.audit import api_out, selectors, services
 from apps.audit.schemas import (
@@ -44,8 +44,8 @@ from apps.audit.streaming import stream_response
 from apps.common.errors import Invalid
 from apps.common.pagination import (
     WAS_A_BARE_LIST,
-    Limit,
-    Offset,
+    OldLimit,
+    OldOffset,
     Page,
     PageSize,
     paginate,
@@ -56,22 +56,6 @@ from apps.jobs.api import kind_routes
 
 router = Router(tags=["audit"])
 
-# Marked deprecated in the parameter's schema (json_schema_extra, not pydantic's `deprecated`,
-# which would warn on every read of the field).
-OldOffset = Annotated[
-    Offset | None,
-    Field(
-        description="Deprecated (issue 38): send page; kept for one release",
-        json_schema_extra={"deprecated": True},
-    ),
-]
-OldLimit = Annotated[
-    Limit | None,
-    Field(
-        description="Deprecated (issue 38): send page_size; kept for one release",
-        json_schema_extra={"deprecated": True},
-    ),
-]
 BINARY = {"schema": {"type": "string", "format": "binary"}}
 
 

@@ -28,6 +28,23 @@ T = TypeVar("T")
 # The offset and limit of the deprecated offset paging (training-tasks only).
 Offset = Annotated[int, Field(ge=0, le=INTEGER_MAX)]
 Limit = Annotated[int, Field(ge=1, le=1000)]
+# The same as optional query parameters, marked deprecated in their schema (json_schema_extra,
+# not pydantic's `deprecated`, which would warn on every read); questweb/api.py lifts the mark
+# onto the parameter.
+OldOffset = Annotated[
+    Offset | None,
+    Field(
+        description="Deprecated (issue 38): send page; kept for one release",
+        json_schema_extra={"deprecated": True},
+    ),
+]
+OldLimit = Annotated[
+    Limit | None,
+    Field(
+        description="Deprecated (issue 38): send page_size; kept for one release",
+        json_schema_extra={"deprecated": True},
+    ),
+]
 # How many items a page holds, for a list whose app sets no bound of its own.
 PageSize = Annotated[int, Field(ge=1, le=1000)]
 

@@ -4,6 +4,7 @@ stream."""
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qs
@@ -65,7 +66,7 @@ class ViewerConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         """Viewers have nothing to say; the socket is one-way."""
 
 
-class ResumingConsumer(ViewerConsumer):
+class ResumingConsumer(ViewerConsumer, ABC):
     """A viewer socket over numbered items (a session's events, a job's metric lines) that
     resumes after `?after=`, the last number the viewer has (`lowest` and up). It joins the
     group of what `watched` reads before `catch_up` reads the database, so nothing falls between
@@ -75,15 +76,17 @@ class ResumingConsumer(ViewerConsumer):
     lowest = 0
     last: int
 
+    @abstractmethod
     def watched(self, user: Any, **route: Any) -> Any:
         """What the socket watches, read for `user` from the URL's `route` (raises to refuse)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def group_of(self, watched: Any) -> str:
-        raise NotImplementedError
+        """The channel-layer group of what is watched."""
 
+    @abstractmethod
     async def catch_up(self) -> None:
-        raise NotImplementedError
+        """Send what the database holds after `self.last`."""
 
     async def connect(self) -> None:
         after = after_param(

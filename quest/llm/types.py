@@ -8,6 +8,7 @@ client's own, and `chat()`.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
@@ -75,7 +76,7 @@ class Settings:
     temperature: float | None
 
 
-class ChatBackend:
+class ChatBackend(ABC):
     """What the backends share; a subclass answers `_complete`."""
 
     max_tokens: int | None
@@ -99,5 +100,6 @@ class ChatBackend:
         )
         return self._complete(messages, settings)
 
+    @abstractmethod
     def _complete(self, messages: Sequence[Message], settings: Settings) -> Completion:
-        raise NotImplementedError
+        """One completion with the settings resolved: what each backend does its own way."""
