@@ -19,6 +19,8 @@ from quest.search.indexing import bm25_build
 from quest.tools.offline import offline_toolbox
 
 DEMO = Path(__file__).resolve().parents[3] / "fixtures" / "demo" / "tasks.jsonl"
+# The demo tasks added so that the demo campaign has tasks in the train split too.
+NEW_DEMO_TASKS = ("tokyo", "ottawa", "cairo", "nairobi")
 
 
 @pytest.fixture(scope="module")
@@ -169,13 +171,13 @@ def demo_task(demo_id: str) -> dict[str, object]:
 
 
 def test_every_offline_demo_task_is_one_with_no_judge_leaves() -> None:
-    """The four the corpus answers have only deterministic checks; the other two need the web."""
+    """The eight the corpus answers have only deterministic checks; the other two need the web."""
     offline = {
         json.loads(line)["provenance"]["demo_id"]
         for line in DEMO.read_text().splitlines()
         if "question" in json.loads(line)
     }
-    assert offline == {"canberra", "kilimanjaro", "paris", "burn-criteria"}
+    assert offline == {"canberra", "kilimanjaro", "paris", "burn-criteria", *NEW_DEMO_TASKS}
     for demo_id in offline:
         tree = import_tree(demo_task(demo_id)["rubric"]).tree
         assert all(leaf.check and leaf.check.kind != "judge" for leaf in tree.leaves()), demo_id
@@ -191,3 +193,19 @@ def test_the_demo_answer_earns_the_real_reward(
     assert "Not established" not in answer
     reward = answer_reward(import_tree(task["rubric"]).tree, answer, store).value
     assert reward is not None and reward >= 0.9
+
+
+def test_the_scripted_researcher_earns_half_the_reward_on_two_of_the_new_demo_tasks(
+    corpus: Path, documents: list[Document]
+) -> None:
+    """An SFT set is collected from the scripted researcher by rejection sampling on the demo
+    tasks' train split, so at least two of them must be within its reach. It answers Ottawa and
+    Nairobi (about 0.96 and 0.97 now); it names Osaka as Japan's capital and leaves Cairo's
+    river unestablished (the only page placing Cairo on the Nile is Giza's)."""
+    store = InMemoryDocumentStore([Page(d.url, d.title, d.text) for d in documents])
+    rewards = {}
+    for demo_id in NEW_DEMO_TASKS:
+        task = demo_task(demo_id)
+        answer = answer_of(corpus, str(task["question"]))
+        rewards[demo_id] = answer_reward(import_tree(task["rubric"]).tree, answer, store).value
+    assert sum(1 for r in rewards.values() if r is not None and r >= 0.5) >= 2, rewards
