@@ -95,7 +95,9 @@ def test_a_loop_killed_in_each_stage_resumes_and_finishes(
     assert steps.count(1) == 1, "the GRPO run after the kill started over from step 1"
     # The base model evaluated on the held-out tasks before the kill was kept, not evaluated
     # again; its out-of-family evaluation, not reached before the kill, ran after it.
-    assert "eval base (held-out): kept from an earlier run (base.json)" in done.stderr
+    # (Kept silently when the loop's state recorded it, with a "kept" line when only its file
+    # was written before the kill: which one depends on when the kill lands.)
+    assert "eval base (held-out): tiny on" not in done.stderr
     assert "eval base (held-out): task" not in done.stderr
     assert "eval base (out-of-family):" in done.stderr
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
