@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated, Any, Literal
 from uuid import UUID
 
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http.response import HttpResponseBase
 from django.urls import reverse
 from ninja import Field, Router, Status
 
@@ -14,6 +16,8 @@ from apps.live import exports, selectors, services
 from apps.live.checkpoints import checkpoint_list
 from apps.live.models import Policy, Session, SessionStatus
 from apps.live.schemas import (
+    ComparisonIn,
+    ComparisonOut,
     EndpointIn,
     EndpointOut,
     EventPageOut,
@@ -85,6 +89,25 @@ def session_create(request: HttpRequest, payload: SessionIn) -> Status[dict[str,
     )
     session = Session.objects.select_related("owner").get(pk=session.pk)
     return Status(201, session_out(session))
+
+
+@router.post(
+    "/live/comparisons",
+    response={201: ComparisonOut, **errors(403, 404, 409, 422, body=True)},
+    summary="Start the same question for two models, side by side",
+    description="Both sessions start or neither does. `url` is the page that streams both.",
+)
+def comparison_create(request: HttpRequest, payload: ComparisonIn) -> Status[dict[str, Any]]:
+    fields = payload.model_dump()
+    other_policy, other_model = fields.pop("other_policy"), fields.pop("other_model")
+    wanted = services.SessionRequest(**fields)
+    other = replace(
+        wanted, policy=other_policy, model=other_model if other_policy == Policy.LLM else ""
+    )
+    pair = services.session_pair_create(user=request.auth, request=wanted, other=other)  # type: ignore[attr-defined]
+    a, b = (Session.objects.select_related("owner").get(pk=s.pk) for s in pair)
+    url = reverse("live:compare", args=[a.public_id, b.public_id])
+    return Status(201, {"a": session_out(a), "b": session_out(b), "url": url})
 
 
 @router.get(
@@ -178,12 +201,12 @@ def session_events(
 )
 def session_export(
     request: HttpRequest, public_id: UUID, format: ExportFormat = "md"
-) -> HttpResponse:
+) -> HttpResponseBase:
     session = selectors.session_get(user=request.auth, public_id=public_id)  # type: ignore[attr-defined]
     return export_response(session, format)
 
 
-def export_response(session: Session, format: str) -> HttpResponse:
+def export_response(session: Session, format: str) -> HttpResponseBase:
     name = f"session-{session.public_id}"
     if format == "md":
         response = HttpResponse(exports.markdown(session), content_type="text/markdown")

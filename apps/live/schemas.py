@@ -82,6 +82,19 @@ class SessionOut(Schema):
     url: str
 
 
+class ComparisonIn(SessionIn):
+    other_policy: Policy = Field(description="the second session's policy")
+    other_model: Text = Field(
+        "", max_length=200, description="the second session's model, for an llm policy"
+    )
+
+
+class ComparisonOut(Schema):
+    a: SessionOut
+    b: SessionOut
+    url: str = Field(description="the page that shows both sessions side by side")
+
+
 class SessionPageOut(Page[SessionOut]):
     sessions: list[SessionOut] = Field(
         deprecated=True,

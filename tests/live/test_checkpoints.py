@@ -234,3 +234,61 @@ def test_a_comparison_that_cannot_start_both_starts_neither(
     )
     assert response.status_code == 403  # the second side needs the llm grant
     assert not Session.objects.exists()
+
+
+def test_the_api_starts_a_comparison_of_base_and_checkpoint_and_names_its_page(
+    make_run: Callable[..., TrainingJob],
+    make_user: Callable[..., Any],
+    bearer: Callable[..., dict[str, str]],
+    client: Client,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("apps.live.services._enqueue", lambda session: None)
+    job = make_run()
+    _evaluate(job, 30, 0.25)
+    model = f"checkpoint:runs/{job.pk}/checkpoint-30"
+    body = {"question": "Capital of Australia?", "policy": "llm", "model": "smollm2",
+            "other_policy": "llm", "other_model": model, "max_turns": 5}  # fmt: skip
+    response = client.post(
+        "/api/live/comparisons", json.dumps(body), content_type="application/json",
+        headers=bearer(_llm_user(make_user)),
+    )  # fmt: skip
+    assert response.status_code == 201, response.content
+    found = response.json()
+    base, trained = Session.objects.order_by("pk")
+    assert (found["a"]["id"], found["b"]["id"]) == (str(base.public_id), str(trained.public_id))
+    assert found["url"] == f"/live/compare/{base.public_id}/{trained.public_id}/"
+    assert (found["a"]["model"], found["a"]["checkpoint"]) == ("smollm2", None)
+    assert found["b"]["checkpoint"]["label"] == f"SFT run {job.pk} · step 30"
+    assert found["b"]["checkpoint"]["held_out_reward"] == 0.25
+    assert found["a"]["budgets"]["max_turns"] == found["b"]["budgets"]["max_turns"] == 5
+
+
+@pytest.mark.parametrize(
+    ("other", "status", "message"),
+    [
+        ({"other_policy": "llm", "other_model": "checkpoint:runs/999/checkpoint-1"}, 422, "model"),
+        ({"other_policy": "oracle"}, 422, "other_policy"),
+        ({}, 422, "other_policy"),
+        ({"other_policy": "llm", "other_model": "smollm2"}, 403, "an admin must grant you"),
+    ],
+)
+def test_a_comparison_the_api_cannot_start_whole_starts_neither_side(
+    make_user: Callable[..., Any],
+    bearer: Callable[..., dict[str, str]],
+    client: Client,
+    monkeypatch: pytest.MonkeyPatch,
+    other: dict[str, Any],
+    status: int,
+    message: str,
+) -> None:
+    monkeypatch.setattr("apps.live.services._enqueue", lambda session: None)
+    user = make_user("viewer") if status == 403 else _llm_user(make_user)
+    body = {"question": "Capital?", "policy": "scripted", **other}
+    response = client.post(
+        "/api/live/comparisons", json.dumps(body), content_type="application/json",
+        headers=bearer(user),
+    )  # fmt: skip
+    assert response.status_code == status, response.content
+    assert message in response.content.decode()
+    assert not Session.objects.exists()
