@@ -44,7 +44,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports
-	$(VENV)/bin/mypy quest workers
+	$(VENV)/bin/mypy quest workers apps questweb
 
 fmt: $(STAMP)
 	$(VENV)/bin/ruff format .

@@ -20,7 +20,7 @@ MAX_DEPTH = 64
 MAX_VALUES = 100_000
 
 
-class YamlTooBig(yaml.YAMLError):  # type: ignore[misc]  # PyYAML has no type hints here
+class YamlTooBig(yaml.YAMLError):
     """A document nested deeper, or holding more values, than the bounds allow."""
 
     def __init__(self, problem: str, line: int | None) -> None:

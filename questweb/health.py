@@ -99,7 +99,7 @@ def health_report(*, details: bool = False) -> tuple[bool, dict[str, Any]]:
     try:
         client.ping()
         report["broker"] = "ok"
-        queues = {
+        queues: dict[str, str] = {
             q.value: heartbeat.state(
                 client, queue=q.value, stale_after=heartbeat.STALE_AFTER_SECONDS
             )

@@ -1,12 +1,13 @@
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django.http import HttpRequest
 from ninja import Router, Status
 
 from apps.accounts import selectors, services
 from apps.accounts.models import ApiToken, User
+from apps.accounts.roles import Capability, Role
 from apps.accounts.schemas import MeOut, RolesIn, TokenCreatedOut, TokenIn, TokenOut, UserOut
 from apps.common.pagination import WAS_A_BARE_LIST, Page, PageSize, paginate
 from apps.common.schemas import Id, PageNumber, errors
@@ -20,7 +21,8 @@ def _user_out(user: User) -> UserOut:
         username=user.username,
         email=user.email,
         is_active=user.is_active,
-        roles=selectors.user_roles(user=user),
+        # The role names; the schema validates them into `Role`.
+        roles=cast("list[Role]", selectors.user_roles(user=user)),
     )
 
 
@@ -39,8 +41,9 @@ def me(request: HttpRequest) -> MeOut:
         id=user.pk,
         username=user.username,
         email=user.email,
-        roles=selectors.user_roles(user=user),
-        capabilities=selectors.user_capabilities(user=user),
+        # The names; the schema validates them into `Role` and `Capability`.
+        roles=cast("list[Role]", selectors.user_roles(user=user)),
+        capabilities=cast("list[Capability]", selectors.user_capabilities(user=user)),
         permissions=selectors.user_permissions(user=user),
     )
 

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -92,7 +93,7 @@ def roles_sync() -> None:
 
 
 @transaction.atomic
-def user_set_roles(*, actor: User, user_id: int, roles: list[str]) -> User:
+def user_set_roles(*, actor: User, user_id: int, roles: Collection[str]) -> User:
     require_role(actor, Role.ADMIN)
     unknown = sorted(set(roles) - {role.value for role in Role})
     if unknown:

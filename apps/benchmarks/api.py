@@ -4,7 +4,7 @@ a file for a run. Every role reads every run."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import IO, Annotated, Any, cast
 
 from django.http import HttpRequest
 from ninja import Field, File, Router, Status, UploadedFile
@@ -116,5 +116,6 @@ def runs_compare(request: HttpRequest, a: Id, b: Id) -> dict[str, Any]:
     summary="Upload a question, responses or corpus file into the benchmarks directory (admin)",
 )
 def files_create(request: HttpRequest, file: File[UploadedFile]) -> Status[dict[str, Any]]:
-    path = services.file_store(user=_user(request), name=file.name or "", content=file.file)
+    content = cast(IO[bytes], file.file)  # an upload ninja parsed always has its file open
+    path = services.file_store(user=_user(request), name=file.name or "", content=content)
     return Status(201, {"path": shown(str(path)), "size_bytes": path.stat().st_size})

@@ -5,7 +5,7 @@ whose detail starts with the field's name."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from ninja import Field, Schema
 
@@ -15,8 +15,13 @@ from apps.common.pagination import Page
 from apps.common.schemas import Text
 from apps.jobs.models import JobStatus
 
-BenchmarkName = Literal[tuple(Benchmark.values)]  # type: ignore[valid-type]
-StatusName = Literal[tuple(JobStatus.values)]  # type: ignore[valid-type]
+if TYPE_CHECKING:
+    # The models' choices, read at run time, which a type checker cannot: it sees their strings.
+    BenchmarkName = str
+    StatusName = str
+else:
+    BenchmarkName = Literal[tuple(Benchmark.values)]
+    StatusName = Literal[tuple(JobStatus.values)]
 PathText = Annotated[Text, Field(max_length=500)]
 
 

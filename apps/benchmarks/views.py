@@ -121,7 +121,7 @@ def _run_request(request: HttpRequest) -> services.RunRequest:
 
 
 def _form(request: HttpRequest) -> dict[str, Any]:
-    values = {name: request.POST.get(name, "") for name in FORM_FIELDS}
+    values: dict[str, str | bool] = {name: request.POST.get(name, "") for name in FORM_FIELDS}
     values["get_document"] = bool(request.POST.get("get_document"))
     return {
         "benchmarks": Benchmark.choices,

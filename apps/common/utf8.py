@@ -62,7 +62,7 @@ class MarkedMultipartHandler(FileUploadHandler):
         input_data: Any,
         META: dict[str, Any],
         content_length: int,
-        boundary: bytes,
+        boundary: bytes,  # type: ignore[override]  # Django passes bytes; the stub says str
         encoding: str | None = None,
     ) -> tuple[QueryDict, Any]:
         parser = MultiPartParser(META, input_data, self.others, MARKED)

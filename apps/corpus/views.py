@@ -14,6 +14,7 @@ from apps.accounts.roles import ROLE_REQUIREMENT, Role
 from apps.common.errors import DomainError
 from apps.corpus import selectors, services
 from apps.corpus.models import JobKind
+from apps.jobs.models import ACTIVE
 from quest.corpus import attribution
 
 ADMIN_KINDS = (
@@ -45,7 +46,7 @@ def corpus_page(request: HttpRequest) -> HttpResponse:
     context = {
         **selectors.corpus_overview(user=user),  # type: ignore[arg-type]
         "jobs": jobs,
-        "active": any(job.status in services.ACTIVE for job in jobs),
+        "active": any(job.status in ACTIVE for job in jobs),
         "is_admin": user.has_perm(ROLE_REQUIREMENT[Role.ADMIN]),
         "admin_kinds": [(k.value, k.label) for k in ADMIN_KINDS],
     }

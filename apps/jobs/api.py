@@ -5,6 +5,7 @@ answer their documented fields."""
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from typing import Any
 
 from django.http import HttpRequest
@@ -148,7 +149,9 @@ def kind_routes(
     by_id = _signature((param, Id, inspect.Parameter.empty))
     signatures = {listed: _signature(*paged), read: by_id, cancel: by_id}
     item = f"{path}/{{{param}}}"
-    operations = (
+    operations: tuple[
+        tuple[Callable[..., dict[str, Any]], str, str, dict[int, Any], str | None], ...
+    ] = (
         (listed, "GET", path, {200: page_out, **errors(403, 404, 422)}, list_description),
         (read, "GET", item, {200: out, **errors(403, 404, 422)}, None),
         (cancel, "POST", f"{item}/cancel", {200: out, **errors(403, 404, 409, 422)}, None),

@@ -5,6 +5,8 @@ values of the enums it replaced are all here, so no row changed meaning when the
 
 from __future__ import annotations
 
+from typing import ClassVar, Self
+
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
@@ -48,6 +50,10 @@ class Job(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     done = models.PositiveIntegerField(default=0)
     total = models.PositiveIntegerField(default=0)
+
+    # Every kind keeps Django's default manager; declared (not assigned) so that code holding a
+    # kind's model as `type[Job]` reaches it. Django adds the manager itself.
+    objects: ClassVar[models.Manager[Self]]
 
     class Meta:
         abstract = True

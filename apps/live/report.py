@@ -108,4 +108,5 @@ def report_html(text: str, citations: Sequence[Mapping[str, Any]] = ()) -> str:
         for c in citations
         if c.get("url") and _safe_link(str(c.get("url")))
     }
-    return _markdown().render(text, {"cited": cited})
+    html: str = _markdown().render(text, {"cited": cited})
+    return html

@@ -8,6 +8,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
@@ -167,6 +168,6 @@ def session_stop(request: HttpRequest, public_id: Any) -> HttpResponse:
 
 @login_required
 @require_GET
-def session_export(request: HttpRequest, public_id: Any) -> HttpResponse:
+def session_export(request: HttpRequest, public_id: Any) -> HttpResponseBase:
     session = selectors.session_get(user=request.user, public_id=public_id)
     return export_response(session, request.GET.get("format", "md"))

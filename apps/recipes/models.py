@@ -16,16 +16,11 @@ from quest.loop.state import STAGES as LOOP_STAGES
 
 # The loop's stages, in its order (quest/loop/state.py), as the app stores and shows them.
 LABELS = {"synth": "Synthesize", "sft": "SFT", "grpo": "GRPO"}
-Stage = models.TextChoices(
+# The stub's functional-API overloads take names only, not Django's (name, (value, label)) pairs.
+Stage = models.TextChoices(  # type: ignore[call-overload]
     "Stage", [(name.upper(), (name, LABELS.get(name, name.capitalize()))) for name in LOOP_STAGES]
 )
 STAGES = tuple(Stage)
-
-
-def _nullable(model: str) -> models.ForeignKey[models.Model | None]:
-    return models.ForeignKey(
-        model, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
 
 
 class Recipe(Job):
@@ -43,14 +38,44 @@ class Recipe(Job):
     proceed_requested = models.BooleanField(default=False)
     # {stage: {"started_at": iso, "finished_at": iso, "note": text}}
     stages = models.JSONField(default=dict)
-    batch = _nullable("synthesis.SynthesisBatch")
-    campaign = _nullable("audit.Campaign")
-    sft_dataset = _nullable("training.TrainingDataset")
-    rl_dataset = _nullable("training.TrainingDataset")
-    sft_job = _nullable("training.TrainingJob")
-    grpo_job = _nullable("training.TrainingJob")
-    sft_evaluation = _nullable("training.Evaluation")  # the SFT model and its base
-    grpo_evaluation = _nullable("training.Evaluation")  # the GRPO model, same tasks
+    batch = models.ForeignKey(
+        "synthesis.SynthesisBatch",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    campaign = models.ForeignKey(
+        "audit.Campaign", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    sft_dataset = models.ForeignKey(
+        "training.TrainingDataset",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    rl_dataset = models.ForeignKey(
+        "training.TrainingDataset",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    sft_job = models.ForeignKey(
+        "training.TrainingJob", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    grpo_job = models.ForeignKey(
+        "training.TrainingJob", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # The SFT model and its base.
+    sft_evaluation = models.ForeignKey(
+        "training.Evaluation", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # The GRPO model, same tasks.
+    grpo_evaluation = models.ForeignKey(
+        "training.Evaluation", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     class Meta(Job.Meta):
         pass

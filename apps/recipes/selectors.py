@@ -123,9 +123,9 @@ def results(recipe: Recipe) -> dict[str, Any]:
     models = [{"label": label, **_summary(found)} for label, found in measured.items() if found]
     pairs = (("sft", "base"), ("grpo", "base"), ("grpo", "sft"))
     differences = [
-        {"label": f"{a} vs {b}", **_difference(measured[a], measured[b])}
+        {"label": f"{a} vs {b}", **_difference(first, second)}
         for a, b in pairs
-        if measured[a] and measured[b]
+        if (first := measured[a]) and (second := measured[b])
     ]
     return {"models": models, "differences": differences}
 

@@ -195,11 +195,11 @@ def _cancels(recipe: Recipe) -> list[Callable[[Any], Any]]:
         (recipe.sft_evaluation, "evaluation"),
         (recipe.grpo_evaluation, "evaluation"),
     ]
-    return [
-        (lambda user, k=kind, pk=row.pk: job_cancel(user=user, kind=k, job_id=pk))
-        for row, kind in rows
-        if row is not None and row.is_active
-    ]
+    return [_cancel(kind, row.pk) for row, kind in rows if row is not None and row.is_active]
+
+
+def _cancel(kind: str, job_id: int) -> Callable[[Any], Any]:
+    return lambda user: job_cancel(user=user, kind=kind, job_id=job_id)
 
 
 def recipe_proceed(*, user: Any, recipe_id: int) -> Recipe:

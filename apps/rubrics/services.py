@@ -130,9 +130,9 @@ def task_discard_untouched(*, task_id: int) -> bool:
     touched = (
         task.audit_state != AuditState.UNAUDITED
         or task.versions.count() > 1
-        or task.audit_items.exists()  # type: ignore[attr-defined]
+        or task.audit_items.exists()
         or task.probe_runs.exists()
-        or task.sessions.exists()  # type: ignore[attr-defined]
+        or task.sessions.exists()
     )
     if touched:
         return False

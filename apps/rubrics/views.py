@@ -117,7 +117,7 @@ def task_try(request: HttpRequest, task_id: int) -> HttpResponse:
     except DomainError as exc:
         # htmx swaps only 2xx responses: the refusal replaces the result (and any old reward).
         status = 200 if request.htmx else exc.status  # type: ignore[attr-defined]
-        context = {"error": exc.message}
+        context: dict[str, Any] = {"error": exc.message}
         return render(request, "rubrics/try_result.html#error", context, status=status)
     context = {
         "rows": tree_rows(result.tree, result.node_results),

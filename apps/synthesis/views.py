@@ -4,12 +4,13 @@ candidate with its stages, tree and the hand decision."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -78,7 +79,7 @@ def _form_spec(data: Any) -> dict[str, Any]:
     }
 
 
-def _taxonomy(chosen: dict[str, str]) -> list[tuple[str, list[Any]]]:
+def _taxonomy(chosen: Mapping[str, object]) -> list[tuple[str, list[Any]]]:
     """QUEST's categories: each subcategory with its weight and whether kg writes it."""
     kg = services.writable_subcategories("kg")
     return [
@@ -245,7 +246,7 @@ def batch_campaign(request: HttpRequest, batch_id: int) -> HttpResponse:
 
 @login_required
 @require_GET
-def batch_export(request: HttpRequest, batch_id: int) -> HttpResponse:
+def batch_export(request: HttpRequest, batch_id: int) -> StreamingHttpResponse:
     chunks = selectors.export_chunks(user=_user(request), batch_id=batch_id)
     return stream_response(request, chunks, f"synthesis-batch-{batch_id}.jsonl")
 
@@ -323,15 +324,15 @@ def _open_ended(record: dict[str, Any]) -> dict[str, Any] | None:
     if not isinstance(meta, dict):
         return None
     criteria = [c for c in meta.get("criteria") or [] if isinstance(c, dict)]
-    weights = (
-        meta.get("dimension_weights") if isinstance(meta.get("dimension_weights"), dict) else {}
-    )
+    found = meta.get("dimension_weights")
+    weights: dict[str, Any] = found if isinstance(found, dict) else {}
     dimensions = [
         {"name": str(name).replace("_", " "), "weight": weight,
          "criteria": [c for c in criteria if c.get("dimension") == name]}
         for name, weight in weights.items()
     ]  # fmt: skip
-    triple = meta.get("complexity") if isinstance(meta.get("complexity"), dict) else {}
+    complexity = meta.get("complexity")
+    triple: dict[str, Any] = complexity if isinstance(complexity, dict) else {}
     return {
         "triple": [(str(k).replace("_", " "), v) for k, v in triple.items()],
         "dimensions": dimensions,

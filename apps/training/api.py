@@ -57,6 +57,11 @@ def _who(row: Any) -> str | None:
     return row.created_by.username if row.created_by else None
 
 
+def _shown_in(out: dict[str, Any]) -> dict[str, Any]:
+    shown: dict[str, Any] = shown_paths_in(out)  # a dict comes back a dict
+    return shown
+
+
 def dataset_out(dataset: TrainingDataset) -> dict[str, Any]:
     fields = ("id", "name", "kind", "status", "params", "rows", "done", "total", "task_ids",
               "stats", "error", "created_at", "started_at", "finished_at")  # fmt: skip
@@ -65,7 +70,7 @@ def dataset_out(dataset: TrainingDataset) -> dict[str, Any]:
         "created_by": _who(dataset),
         "url": f"/training/datasets/{dataset.pk}/",
     }
-    return shown_paths_in(out)  # read by every role: no absolute server path
+    return _shown_in(out)  # read by every role: no absolute server path
 
 
 def job_out(job: TrainingJob) -> dict[str, Any]:
@@ -77,7 +82,7 @@ def job_out(job: TrainingJob) -> dict[str, Any]:
         "created_by": _who(job),
         "url": f"/training/jobs/{job.pk}/",
     }
-    return shown_paths_in(out)  # read by every role: no absolute server path
+    return _shown_in(out)  # read by every role: no absolute server path
 
 
 def evaluation_out(evaluation: Evaluation) -> dict[str, Any]:
@@ -89,7 +94,7 @@ def evaluation_out(evaluation: Evaluation) -> dict[str, Any]:
         "created_by": _who(evaluation),
         "url": f"/training/evaluations/{evaluation.pk}/",
     }
-    return shown_paths_in(out)  # read by every role: no absolute server path
+    return _shown_in(out)  # read by every role: no absolute server path
 
 
 def checkpoint_out(checkpoint: selectors.Checkpoint) -> dict[str, Any]:
@@ -98,7 +103,7 @@ def checkpoint_out(checkpoint: selectors.Checkpoint) -> dict[str, Any]:
 
 def preset_out(preset: TrainingPreset) -> dict[str, Any]:
     fields = ("id", "name", "config", "created_at")
-    return shown_paths_in(
+    return _shown_in(
         {**{name: getattr(preset, name) for name in fields}, "created_by": _who(preset)}
     )
 
@@ -167,7 +172,7 @@ def datasets_file(request: HttpRequest, dataset_id: Id, name: FileName) -> FileR
 
 
 def _params(payload: Any) -> dict[str, Any]:
-    data = payload.dict(exclude_none=True)
+    data: dict[str, Any] = payload.dict(exclude_none=True)
     for key in ("kind", "dataset_id", "model", "name"):
         data.pop(key, None)
     return data
@@ -314,7 +319,7 @@ def jobs_checkpoints(
 )
 def jobs_compare(
     request: HttpRequest,
-    jobs: Annotated[list[Id], Query(..., min_length=compare.MIN_JOBS, max_length=compare.MAX_JOBS)],  # type: ignore[type-arg]
+    jobs: Annotated[list[Id], Query(..., min_length=compare.MIN_JOBS, max_length=compare.MAX_JOBS)],
 ) -> dict[str, Any]:
     user = _user(request)
     found = [selectors.job_get(user=user, job_id=job_id) for job_id in dict.fromkeys(jobs)]

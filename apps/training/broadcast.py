@@ -30,6 +30,11 @@ def _send(job_id: int, message: dict[str, Any]) -> None:
         )
 
 
+def _send_each(job_id: int, messages: Sequence[dict[str, Any]]) -> None:
+    for message in messages:
+        _send(job_id, message)
+
+
 def metric_message(metric: TrainingMetric) -> dict[str, Any]:
     return {
         "type": "metric",
@@ -65,7 +70,7 @@ def metrics_append(job: TrainingJob, metrics: Sequence[TrainingMetric]) -> None:
             TrainingJob.objects.filter(pk=job.pk).update(step=job.step)
         messages = [metric_message(m) for m in metrics]
         job_id = job.pk
-        transaction.on_commit(lambda: [_send(job_id, m) for m in messages])
+        transaction.on_commit(lambda: _send_each(job_id, messages))
 
 
 def job_status(job: TrainingJob) -> None:

@@ -45,6 +45,7 @@ from quest.training import (
 )
 from quest.training.collect import collect
 from quest.training.models import smollm2_tokenizer
+from quest.training.tasks import held_out
 
 PREVIEW_ROWS = 5
 TRAJECTORIES = "trajectories.jsonl"
@@ -104,7 +105,7 @@ def _tasks(dataset: TrainingDataset, directory: Path, beat: Beat) -> list[Any]:
     limit = int(dataset.params.get("limit") or 0)
     campaign = campaign_tasks(dataset.params.get("campaign"))
     for task, version in selectors.gated_versions(split=dataset.params.get("split", "train")):
-        if selectors.held_out(task.pk) or (campaign is not None and task.pk not in campaign):
+        if held_out(task.pk) or (campaign is not None and task.pk not in campaign):
             continue
         record = selectors.task_record(task, version)
         try:

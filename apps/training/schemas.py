@@ -5,7 +5,7 @@ field)."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from ninja import Field, Schema
 
@@ -19,9 +19,15 @@ Ratio = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
 Rate = Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)]
 Steps = Annotated[int, Field(ge=1, le=1_000_000)]
 Tokens = Annotated[int, Field(ge=1, le=1_048_576)]
-Kind = Literal[tuple(JobKind.values)]  # type: ignore[valid-type]
-DataKind = Literal[tuple(DatasetKind.values)]  # type: ignore[valid-type]
-StatusName = Literal[tuple(JobStatus.values)]  # type: ignore[valid-type]
+if TYPE_CHECKING:
+    # The models' choices, read at run time, which a type checker cannot: it sees their strings.
+    Kind = str
+    DataKind = str
+    StatusName = str
+else:
+    Kind = Literal[tuple(JobKind.values)]
+    DataKind = Literal[tuple(DatasetKind.values)]
+    StatusName = Literal[tuple(JobStatus.values)]
 
 
 class DatasetIn(Schema):

@@ -246,7 +246,8 @@ def held_out_scores(job: TrainingJob) -> list[HeldOutScore]:
     found: dict[int, HeldOutScore] = {}
     for evaluation in job.evaluations.order_by("created_at", "id"):
         results = evaluation.results if isinstance(evaluation.results, dict) else {}
-        models = results.get("models") if isinstance(results.get("models"), dict) else {}
+        scored = results.get("models")
+        models: dict[str, Any] = scored if isinstance(scored, dict) else {}
         places = ((models.get("checkpoint"), Path(evaluation.checkpoint).name,
                    _checkpoint_step(job, evaluation.checkpoint)),
                   (models.get("base"), START_MODEL, 0))  # fmt: skip

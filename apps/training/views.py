@@ -73,7 +73,7 @@ def _dataset_form(request: HttpRequest) -> dict[str, Any]:
     data = request.POST
     initial = {"kind": "rl", "split": "train", "attempts": "2", "hint_retry": True,
                "min_reward": str(DEFAULT_MIN_REWARD)}  # fmt: skip
-    values = {
+    values: dict[str, str | bool] = {
         key: data.get(key, "")
         for key in (
             "kind",
@@ -230,7 +230,7 @@ def _task_rows(evaluation: Evaluation, models: dict[str, Any]) -> list[dict[str,
     rows = []
     for task_id in evaluation.task_ids:
         scores = {label: by_model[label].get(str(task_id)) for label in MODELS}
-        rewards = {label: (s or {}).get("reward") for label, s in scores.items()}
+        rewards: dict[str, Any] = {label: (s or {}).get("reward") for label, s in scores.items()}
         both = None not in rewards.values()
         rows.append({
             "task_id": task_id,
@@ -264,8 +264,9 @@ def _too_few(
 
 def _evaluation_context(evaluation: Evaluation) -> dict[str, Any]:
     results = evaluation.results if isinstance(evaluation.results, dict) else {}
-    models = results.get("models") if isinstance(results.get("models"), dict) else {}
-    difference = results.get("difference") if isinstance(results.get("difference"), dict) else {}
+    found, compared = results.get("models"), results.get("difference")
+    models: dict[str, Any] = found if isinstance(found, dict) else {}
+    difference: dict[str, Any] = compared if isinstance(compared, dict) else {}
     summaries = [(m, _so_far(models[m])) for m in MODELS if isinstance(models.get(m), dict)]
     return {
         "models": summaries,

@@ -4,6 +4,10 @@ assignments and verdicts, the gold and judge verdicts, and the export job (a job
 Upgrading: a database must first be at 0003_exportjob_on_the_job_framework, the previous
 release's last audit migration; Django then records this squash as applied and runs nothing."""
 
+from __future__ import annotations
+
+from typing import Any
+
 import django.db.models.deletion
 import django.utils.timezone
 from django.conf import settings
@@ -25,7 +29,7 @@ ERROR_TYPES = [
 ]
 
 
-def node_verdict_fields() -> list[tuple[str, models.Field]]:
+def node_verdict_fields() -> list[tuple[str, models.Field[Any, Any]]]:
     """What a gold verdict and an annotator's verdict both say about one node of a tree."""
     return [
         ("node_id", models.CharField(max_length=64)),

@@ -70,7 +70,8 @@ def _open_to(user: User) -> Q:
     pool = Campaign.annotators.through.objects
     listed = pool.filter(user=user).values("campaign_id")
     anyone = ~Exists(pool.filter(campaign=OuterRef("pk")))
-    return Q(pk__in=listed) | anyone
+    # A Q joined with a conditional expression is a Q; the stub's Q.__or__ admits only a Q.
+    return Q(pk__in=listed) | anyone  # type: ignore[return-value]
 
 
 def _mine_submitted(user: User) -> Subquery:

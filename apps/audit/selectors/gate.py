@@ -11,6 +11,7 @@ without a user, so these take none. `training_task_list` is the same gate for AP
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING, TypedDict
 
 from django.db.models import OuterRef, QuerySet, Subquery
 
@@ -22,10 +23,23 @@ from apps.jobs.models import JobStatus
 from apps.rubrics.models import AuditState, ProbeRun, ProbeVerdict, RubricVersion, Task
 from quest.audit.taxonomy import ACCEPTING_DECISIONS
 
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
+
 ACCEPTED_STATES = (AuditState.ACCEPTED, AuditState.FIX_ACCEPTED)
 
 
-def training_eligible_tasks() -> QuerySet[Task]:
+class Gated(TypedDict):
+    """What `training_eligible_tasks` annotates each task with."""
+
+    gate_decision: str
+    gated_version_id: int
+    gated_version_number: int
+    probe_status: str
+    probe_verdict: str
+
+
+def training_eligible_tasks() -> QuerySet[WithAnnotations[Task, Gated]]:
     """Accepted tasks whose gated version probed sound, each annotated with `gated_version_id`:
     the version to train on."""
     latest = CampaignTask.objects.filter(task=OuterRef("pk"), state=ItemState.DECIDED).order_by(
@@ -58,12 +72,12 @@ def training_versions(*, chunk: int = 500) -> Iterator[tuple[Task, RubricVersion
         tasks = list(training_eligible_tasks().filter(pk__gt=last)[:chunk])
         if not tasks:
             return
-        versions = RubricVersion.objects.in_bulk([t.gated_version_id for t in tasks])  # type: ignore[attr-defined]
+        versions = RubricVersion.objects.in_bulk([t.gated_version_id for t in tasks])
         for task in tasks:
-            yield task, versions[task.gated_version_id]  # type: ignore[attr-defined]
+            yield task, versions[task.gated_version_id]
         last = tasks[-1].pk
 
 
-def training_task_list(*, user: User) -> QuerySet[Task]:
+def training_task_list(*, user: User) -> QuerySet[WithAnnotations[Task, Gated]]:
     require_role(user, Role.VIEWER)
     return training_eligible_tasks()

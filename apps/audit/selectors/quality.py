@@ -9,7 +9,8 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import cast
 
 from django.db.models import Count, Q, QuerySet, Sum
 from django.db.models.fields.json import KeyTextTransform
@@ -115,7 +116,8 @@ def _annotators(campaign_id: int | None) -> list[AnnotatorStats]:
     for name, claimed, submitted in qs.filter(status=AssignmentStatus.SUBMITTED).values_list(
         "annotator__username", "claimed_at", "submitted_at"
     ):
-        durations.setdefault(name, []).append((submitted - claimed).total_seconds() / 60)
+        took = cast(datetime, submitted) - claimed  # a submitted assignment has the time set
+        durations.setdefault(name, []).append(took.total_seconds() / 60)
     rows = (
         qs.values("annotator__username")
         .annotate(

@@ -186,4 +186,6 @@ def tasks_probe_all(*, user: User, filters: Mapping[str, Any]) -> ProbesQueued:
     require_role(user, Role.ADMIN)
     cleaned = _clean_filters(filters)
     tasks = tasks_matching(cleaned).select_related("current_version")[:MAX_CAMPAIGN_TASKS]
-    return probes_ensure(user=user, targets=[(t, t.current_version) for t in tasks])
+    # tasks_matching only reads tasks that have a current version.
+    targets = [(t, t.current_version) for t in tasks if t.current_version is not None]
+    return probes_ensure(user=user, targets=targets)

@@ -79,7 +79,8 @@ def clean_draft(draft: Any) -> dict[str, Any]:
 def _draft_at(assignment: Assignment, revision: int) -> dict[str, Any] | None:
     """The draft as it was at `revision`, while it is still kept."""
     if revision == assignment.draft_revision:
-        return assignment.draft
+        draft: dict[str, Any] = assignment.draft
+        return draft
     if revision > assignment.draft_revision:
         return None
     kept = DraftRevision.objects.filter(assignment=assignment, number=revision)

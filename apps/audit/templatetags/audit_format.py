@@ -63,6 +63,7 @@ def verdict_mark(label: Any) -> str:
     """A node's label as the audit page's badge says it: "✗ wrong · Not atomic"."""
     if not isinstance(label, Mapping) or not label.get("verdict"):
         return ""
-    mark = VERDICT_MARKS.get(label["verdict"], label["verdict"])
+    verdict: str = label["verdict"]
+    mark = VERDICT_MARKS.get(verdict, verdict)
     kind = error_type_label(label.get("error_type"))
     return f"{mark} · {kind}" if kind else mark

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import FileResponse, HttpRequest, HttpResponse
+from django.http import FileResponse, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -51,7 +51,9 @@ def _letter(index: int) -> str:
 
 def _item_context(user: User, item: CampaignTask) -> dict[str, Any]:
     submissions = selectors.item_submissions(user=user, item=item)
-    ids = {s.assignment.version_id for s in submissions} | {item.start_version_id}
+    # Without None, which an `__in` lookup drops anyway.
+    seen = {s.assignment.version_id for s in submissions if s.assignment.version_id is not None}
+    ids = seen | {item.start_version_id}
     versions = list(RubricVersion.objects.filter(pk__in=ids).order_by("number"))
     newest = versions[-1]
     start_tree = next(v.tree for v in versions if v.pk == item.start_version_id)
@@ -180,7 +182,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def export_jsonl(request: HttpRequest, campaign_id: int) -> HttpResponse:
+def export_jsonl(request: HttpRequest, campaign_id: int) -> StreamingHttpResponse:
     records = selectors.audit_records(user=_user(request), campaign_id=campaign_id)
     return stream_response(
         request, selectors.jsonl_chunks(records), f"audit-campaign-{campaign_id}.jsonl"
@@ -205,6 +207,6 @@ def export_status(request: HttpRequest, export_id: int) -> HttpResponse:
 
 @login_required
 @require_GET
-def export_download(request: HttpRequest, export_id: int) -> HttpResponse:
+def export_download(request: HttpRequest, export_id: int) -> FileResponse:
     path = export_path(selectors.export_get(user=_user(request), export_id=export_id))
     return FileResponse(path.open("rb"), as_attachment=True, filename=path.name)

@@ -3,16 +3,20 @@
 # other status is stored as it was; a recipe started when it was made, and its progress counts
 # the stages that finished.
 
+from typing import Any
+
 from django.conf import settings
 from django.db import migrations, models
+from django.db.backends.base.schema import BaseDatabaseSchemaEditor
+from django.db.migrations.state import StateApps
 
 from apps.jobs.migration_operations import FIELDS
 
 STAGES = ("synth", "gate", "collect", "sft", "grpo", "evaluate", "report")
 
 
-def onto_the_framework(apps, schema_editor):
-    Recipe = apps.get_model("recipes", "Recipe")
+def onto_the_framework(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
+    Recipe: Any = apps.get_model("recipes", "Recipe")  # the historical model, built at run time
     Recipe.objects.filter(status="waiting").update(status="running", waiting=True)
     for recipe in Recipe.objects.only("pk", "created_at", "stages"):
         finished = sum("finished_at" in recipe.stages.get(stage, {}) for stage in STAGES)
@@ -21,8 +25,8 @@ def onto_the_framework(apps, schema_editor):
         )
 
 
-def back(apps, schema_editor):
-    Recipe = apps.get_model("recipes", "Recipe")
+def back(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
+    Recipe: Any = apps.get_model("recipes", "Recipe")  # the historical model, built at run time
     Recipe.objects.filter(status="running", waiting=True).update(status="waiting")
     Recipe.objects.filter(status="queued").update(status="running")
 

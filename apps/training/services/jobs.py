@@ -40,19 +40,19 @@ def model_check(model: Any) -> str:
     worker says so if it does not). Returns the model as a run gets it: a directory absolute."""
     if not isinstance(model, str) or not model.strip():
         raise Invalid("model must be tiny, smollm2 or an absolute path to a model directory")
-    model = model.strip()
-    if any(ord(char) < 32 or ord(char) == 127 for char in model):
+    name = model.strip()
+    if any(ord(char) < 32 or ord(char) == 127 for char in name):
         raise Invalid("model: a path holds no control characters")
-    if model in (TINY, SMOLLM2):
-        return model
-    path = Path(model)
+    if name in (TINY, SMOLLM2):
+        return name
+    path = Path(name)
     if ".." in path.parts:
         raise Invalid("model: a model directory is a path without '..'")
     if not path.is_absolute():
         return _training_model(path)
     if path.exists() and not (path / "config.json").is_file():
-        raise Invalid(f"model: {model} is not a model directory (no config.json)")
-    return model
+        raise Invalid(f"model: {name} is not a model directory (no config.json)")
+    return name
 
 
 def _training_model(relative: Path) -> str:
