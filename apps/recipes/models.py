@@ -9,9 +9,14 @@ read the same knobs; `stages` keeps when each stage started and ended and a note
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from django.db import models
 
+from apps.audit.models import Campaign
 from apps.jobs.models import Job, JobStatus
+from apps.synthesis.models import SynthesisBatch
+from apps.training.models import Evaluation, TrainingDataset, TrainingJob
 from quest.loop.state import STAGES as LOOP_STAGES
 
 # The loop's stages, in its order (quest/loop/state.py), as the app stores and shows them.
@@ -21,6 +26,15 @@ Stage = models.TextChoices(  # type: ignore[call-overload]
     "Stage", [(name.upper(), (name, LABELS.get(name, name.capitalize()))) for name in LOOP_STAGES]
 )
 STAGES = tuple(Stage)
+
+M = TypeVar("M", bound=models.Model)
+
+
+def _nullable(model: type[M]) -> models.ForeignKey[M | None, M | None]:
+    """A link to what a stage made, kept (as null) when that row is deleted."""
+    return models.ForeignKey(
+        model, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
 
 class Recipe(Job):
@@ -38,44 +52,14 @@ class Recipe(Job):
     proceed_requested = models.BooleanField(default=False)
     # {stage: {"started_at": iso, "finished_at": iso, "note": text}}
     stages = models.JSONField(default=dict)
-    batch = models.ForeignKey(
-        "synthesis.SynthesisBatch",
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
-    campaign = models.ForeignKey(
-        "audit.Campaign", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    sft_dataset = models.ForeignKey(
-        "training.TrainingDataset",
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
-    rl_dataset = models.ForeignKey(
-        "training.TrainingDataset",
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
-    sft_job = models.ForeignKey(
-        "training.TrainingJob", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    grpo_job = models.ForeignKey(
-        "training.TrainingJob", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    # The SFT model and its base.
-    sft_evaluation = models.ForeignKey(
-        "training.Evaluation", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    # The GRPO model, same tasks.
-    grpo_evaluation = models.ForeignKey(
-        "training.Evaluation", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
+    batch = _nullable(SynthesisBatch)
+    campaign = _nullable(Campaign)
+    sft_dataset = _nullable(TrainingDataset)
+    rl_dataset = _nullable(TrainingDataset)
+    sft_job = _nullable(TrainingJob)
+    grpo_job = _nullable(TrainingJob)
+    sft_evaluation = _nullable(Evaluation)  # the SFT model and its base
+    grpo_evaluation = _nullable(Evaluation)  # the GRPO model, same tasks
 
     class Meta(Job.Meta):
         pass
