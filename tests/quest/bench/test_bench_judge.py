@@ -38,7 +38,10 @@ def test_a_judged_run_asks_the_server_once_per_response_and_then_reads_its_cache
     assert len(entries) == 2  # one request per response
     rows = BenchResults.load(tmp_path / "first").rows
     assert all(row.judged and row.judge is not None for row in rows)
-    assert [row.judge["reply"] for row in rows if row.judge] == [e["reply"] for e in entries]
+    # Verdicts are asked concurrently: the cache holds them in the order they came back.
+    assert sorted(row.judge["reply"] for row in rows if row.judge) == sorted(
+        e["reply"] for e in entries
+    )
 
     smollm2_server.stop()  # from here on, any request to the judge would fail
     assert main([*argv, "--out", str(tmp_path / "second")]) == 0, capsys.readouterr().err
