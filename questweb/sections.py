@@ -50,6 +50,12 @@ SECTIONS: tuple[Section, ...] = (
         "GRPO and evaluate on held-out tasks, each stage linked to what it made.",
     ),
     Section(
+        "benchmarks",
+        "Benchmarks",
+        "A checkpoint or an endpoint on BrowseComp-Plus, Search-R1 / FlashRAG and FRAMES in their "
+        "own formats and metrics, beside the published numbers for the same protocol.",
+    ),
+    Section(
         "corpus",
         "Corpus",
         "The offline web the agents search: sources, licences, documents, and the state of the "

@@ -31,6 +31,7 @@ _SECTION_ACTIONS: dict[str, tuple[str, str]] = {
     "synthesis": (ROLE_REQUIREMENT[Role.ADMIN], "Starting batches needs the admin role."),
     "training": (ROLE_REQUIREMENT[Role.ADMIN], "Datasets and jobs are started by admins."),
     "recipes": (ROLE_REQUIREMENT[Role.ADMIN], "Recipes are started by admins."),
+    "benchmarks": (ROLE_REQUIREMENT[Role.ADMIN], "Benchmark runs are started by admins."),
     "corpus": (ROLE_REQUIREMENT[Role.ADMIN], "Loading and indexing need the admin role."),
 }
 # Planned pages: named on the home page, not linked, until they exist.
