@@ -65,6 +65,7 @@ def _launch_context(request: HttpRequest, values: dict[str, str]) -> dict[str, A
         "models": models,
         "top_fields": launch.top_fields(values),
         "groups": launch.form_groups(values),
+        "sft_by_model": launch.sft_by_model(),
         "presets": selectors.preset_list(user=user),
         "can_manage": can_manage(request),
     }

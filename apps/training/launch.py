@@ -13,6 +13,7 @@ from typing import Any
 
 from apps.common.errors import Invalid
 from quest.training.config import (
+    MODEL_SFT,
     GRPOParams,
     LoraParams,
     RolloutBudgets,
@@ -41,6 +42,24 @@ class Field:
     default: Any
     type: str  # "int", "float", "choice" (a Literal), "bool" or "text"
     choices: tuple[str, ...] = ()
+    by_model: str = ""  # "tiny 2048, smollm2 4096": left empty, the engine sizes it per model
+
+    @property
+    def placeholder(self) -> str:
+        return (
+            f"by model ({self.by_model}; else {self.default})"
+            if self.by_model
+            else str(self.default)
+        )
+
+
+# The SFT fields the engine sizes for the model a config names (quest.training.config
+# MODEL_SFT) when the config leaves them out: the form leaves them empty unless a value is
+# typed, so picking SmolLM2 trains 2 x 4,096 tokens a step, not the paper's 8 x 16,384.
+def _by_model(name: str) -> str:
+    return ", ".join(
+        f"{model} {sizes[name]}" for model, sizes in MODEL_SFT.items() if name in sizes
+    )
 
 
 def _models() -> dict[str, Any]:
@@ -57,7 +76,8 @@ def _field(prefix: str, name: str, info: Any) -> Field:
     if annotation is bool:
         return Field(dotted, name, info.default, BOOL, ("false", "true"))
     kinds = {int: "int", float: "float"}
-    return Field(dotted, name, info.default, kinds.get(annotation, "text"))
+    by_model = _by_model(name) if prefix == "sft" else ""
+    return Field(dotted, name, info.default, kinds.get(annotation, "text"), by_model=by_model)
 
 
 def fields() -> dict[str, list[Field]]:
@@ -124,7 +144,7 @@ def defaults() -> dict[str, str]:
     """The form's values before anything is chosen: every field at its default."""
     values = {"kind": "grpo", "model": "tiny"}
     for group in fields().values():
-        values.update({field.name: shown(field.default) for field in group})
+        values.update({f.name: "" if f.by_model else shown(f.default) for f in group})
     return values
 
 
@@ -148,11 +168,30 @@ def form_groups(values: Mapping[str, str]) -> list[dict[str, Any]]:
             "name": group,
             "title": title,
             "kinds": " ".join(kinds),
-            "fields": [(f, values.get(f.name, shown(f.default))) for f in found[group]],
+            "fields": [(f, values.get(f.name, _initial(f))) for f in found[group]],
         }
         for group, (title, kinds) in GROUPS.items()
     ]
 
 
+def sft_by_model() -> str:
+    """How the engine sizes an SFT step per model, for the form's note."""
+    sizes = [
+        f"{model} {_rows(s['gradient_accumulation_steps'], s['max_length'])}"
+        for model, s in MODEL_SFT.items()
+    ]
+    base = SFTParams.model_fields
+    other = _rows(base["gradient_accumulation_steps"].default, base["max_length"].default)
+    return f"{', '.join(sizes)}; any other model {other}, a step"
+
+
+def _rows(accumulated: int, tokens: int) -> str:
+    return f"{accumulated} row{'s' if accumulated != 1 else ''} of up to {tokens:,} tokens"
+
+
+def _initial(field: Field) -> str:
+    return "" if field.by_model else shown(field.default)
+
+
 def top_fields(values: Mapping[str, str]) -> list[tuple[Field, str]]:
-    return [(f, values.get(f.name, shown(f.default))) for f in fields()[""]]
+    return [(f, values.get(f.name, _initial(f))) for f in fields()[""]]

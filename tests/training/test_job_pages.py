@@ -103,6 +103,34 @@ def test_an_admin_launches_a_job_and_an_empty_field_takes_the_default(
     assert (job.config["lora"]["r"], job.config["lora"]["target_modules"]) == (8, "q_proj, v_proj")
 
 
+def test_an_sft_step_is_sized_for_the_base_model_unless_a_size_is_typed(
+    client: Client, admin: User, dataset: TrainingDataset
+) -> None:
+    """The engine sizes gradient accumulation and max length per model (MODEL_SFT) when a
+    config leaves them out; the form leaves them empty so that SmolLM2 trains 2 rows of 4,096
+    tokens a step on a CPU, not the paper's 8 of 16,384 (hours a step on two cores)."""
+    page = _html(_login(client, admin).get("/training/jobs/new/"))
+    for name in ("sft.gradient_accumulation_steps", "sft.max_length"):
+        assert f'name="{name}" value=""' in page, name
+    assert 'placeholder="by model (tiny 2048, smollm2 4096; else 16384)"' in page
+    assert "smollm2 2 rows of up to 4,096 tokens; any other model 8 rows of up to 16,384" in page
+    dataset.kind = "sft"
+    dataset.save()
+    form = _launch_form(dataset, kind="sft", model="smollm2")
+    preview = _html(client.post("/training/jobs/new/preview/", form, headers=HTMX))
+    assert "gradient_accumulation_steps: 2" in preview and "max_length: 4096" in preview
+    client.post("/training/jobs/new/", form)
+    sized = TrainingJob.objects.get()
+    assert sized.config["sft"]["gradient_accumulation_steps"] == 2
+    assert sized.config["sft"]["max_length"] == 4096
+    # A typed size wins, and a model the engine does not size keeps the paper's defaults.
+    typed = {"sft.max_length": "1024", "model": "", "model_path": "/models/qwen"}
+    client.post("/training/jobs/new/", _launch_form(dataset, kind="sft", name="b", **typed))
+    other = TrainingJob.objects.get(name="b")
+    assert other.config["sft"]["max_length"] == 1024
+    assert other.config["sft"]["gradient_accumulation_steps"] == 8
+
+
 def test_a_bad_launch_is_shown_again_naming_the_field(
     client: Client, admin: User, dataset: TrainingDataset
 ) -> None:
