@@ -121,8 +121,10 @@ def _run_request(request: HttpRequest) -> services.RunRequest:
 
 
 def _form(request: HttpRequest) -> dict[str, Any]:
-    values: dict[str, str | bool] = {name: request.POST.get(name, "") for name in FORM_FIELDS}
-    values["get_document"] = bool(request.POST.get("get_document"))
+    # A GET prefills the form: a training job's checkpoint links here with ?model=.
+    source = request.POST if request.method == "POST" else request.GET
+    values: dict[str, str | bool] = {name: source.get(name, "") for name in FORM_FIELDS}
+    values["get_document"] = bool(source.get("get_document"))
     return {
         "benchmarks": Benchmark.choices,
         "models": selectors.model_choices(user=request.user),

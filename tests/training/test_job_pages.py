@@ -5,6 +5,7 @@ directly; no worker runs."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -246,6 +247,13 @@ def test_an_ended_job_offers_resume_and_evaluate_from_its_checkpoints(
     assert f'href="/training/jobs/{job.pk}/" data-testid="resumed-from"' in _html(
         client.get(resumed["Location"])
     )
+
+    # Each checkpoint links to the benchmarks page with itself chosen as the model.
+    link = re.search(r'href="(/benchmarks/\?model=[^"]+)" data-testid="benchmark-link"', page)
+    assert link is not None
+    form = _html(client.get(link.group(1).replace("&amp;", "&")))
+    assert '<details class="panel" open>' in form
+    assert re.search(r'<option value="runs/\d+/checkpoint-2" selected>training job', form)
 
     refused = client.post(f"/training/jobs/{job.pk}/evaluate/",
                           {"checkpoint": "checkpoint-2", "limit": "5", "compare_base": "on"},
