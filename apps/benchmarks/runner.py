@@ -1,6 +1,7 @@
 """A benchmark run inside a worker: the engine (quest.bench.run_benchmark) with the run's
-files, reporting each question as it is saved (done of total) and each stage of reading and
-indexing the corpus, and stopping at the next report after a cancel. The engine keeps every
+files, reporting each question as it starts and as it is saved (done of total), the tokens of
+a model's turn as they are generated and each stage of reading and indexing the corpus, and
+stopping within about BEAT_SECONDS of a cancel, also in the middle of a generation. The engine keeps every
 finished question in the run's rows file, so a run queued again continues where it stopped.
 At the end the database keeps results.json's setup and metrics."""
 
@@ -30,6 +31,7 @@ class _Beat:
         self.run_id = run_id
         self.alive = True
         self.last = 0.0
+        self.said = ""
 
     def report(self, **fields: Any) -> bool:
         self.last = time.monotonic()
@@ -44,6 +46,14 @@ class _Beat:
             return
         of = f" of {total:,}" if total else ""
         self.report(stage=f"corpus: {stage} {done:,}{of}"[:200])
+
+    def line(self, text: str) -> None:
+        self.report(stage=text[:200])
+        self.said = text
+
+    def tokens(self, count: int) -> None:
+        if time.monotonic() - self.last >= 1.0:
+            self.report(stage=f"{self.said}: {count:,} tokens of the model's turn"[:200])
 
     def stopped(self) -> bool:
         if time.monotonic() - self.last >= BEAT_SECONDS:
@@ -81,7 +91,12 @@ def _work(run: BenchmarkRun) -> dict[str, Any]:
     done = len(read_rows(Path(run.directory) / ROWS))
     beat.report(done=done, stage="loading the questions, the corpus and the model")
     results = run_benchmark(
-        _config(run), on_corpus=beat.corpus, on_row=beat.row, should_stop=beat.stopped
+        _config(run),
+        on_progress=beat.line,
+        on_corpus=beat.corpus,
+        on_row=beat.row,
+        should_stop=beat.stopped,
+        on_tokens=beat.tokens,
     )
     kept = json.loads((Path(run.directory) / RESULTS).read_text(encoding="utf-8"))
     fields = {"setup": kept["setup"], "metrics": kept["metrics"], "stage": ""}

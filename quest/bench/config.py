@@ -16,6 +16,7 @@ from quest.bench.judge import DEFAULT_MAX_TOKENS, Judge, JudgeCache, load_grader
 from quest.bench.results import ROWS
 from quest.corpus.store import MANIFEST
 from quest.llm.config import client_from_option, parse_endpoints
+from quest.llm.streaming import Watch
 from quest.training.evaluate import CondenserFactory, PolicyFactory, policy_for
 
 SETUP = "setup.json"
@@ -101,13 +102,15 @@ def judge_model(spec: str) -> str:
     return spec.strip()
 
 
-def bench_policy(config: BenchConfig) -> tuple[PolicyFactory, CondenserFactory]:
+def bench_policy(
+    config: BenchConfig, watch: Watch | None = None
+) -> tuple[PolicyFactory, CondenserFactory]:
     spec = str(config.model)
     if Path(spec).is_dir():  # a checkpoint directory: run it in-process
         spec = f"transformers:{spec}"
     budgets = Budgets.rl() if config.budgets == "rl" else Budgets.inference()
     try:
-        return policy_for(spec, budgets=budgets, temperature=config.temperature)
+        return policy_for(spec, budgets=budgets, temperature=config.temperature, watch=watch)
     except ValueError as error:
         raise BenchError(str(error)) from None
 

@@ -44,6 +44,7 @@ from quest.bench.judge import Judge, JudgeCase, Verdict
 from quest.bench.plots import write_plots
 from quest.bench.results import ROWS, BenchResults, BenchRow, read_rows
 from quest.bench.scoring import exact_match, f1_score
+from quest.llm.streaming import Watch
 from quest.rubric.documents import normalise_url
 from quest.tools.toolbox import Tool, Toolbox
 from quest.tools.visit import VisitTool
@@ -68,22 +69,29 @@ def run_benchmark(
     on_corpus: ProgressFn | None = None,
     on_row: Callable[[int, int, BenchRow], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
+    on_tokens: Callable[[int], None] | None = None,
 ) -> BenchResults:
     """Run (or resume) the benchmark; returns the results of every question done so far, which
-    are also written to `config.out`. A stop ends after the question it interrupted, unsaved.
+    are also written to `config.out`. A stop ends the question it interrupted, unsaved, within
+    a fraction of a second, also in the middle of a model's generation.
 
-    `on_progress(line)`: a line for a person; `on_corpus(stage, done, total)`: the corpus being
-    read and indexed; `on_row(done, total, row)`: each question as it is saved."""
-    run = _prepare(config.checked(), on_corpus)
+    `on_progress(line)`: a line for a person, also as each question starts; `on_corpus(stage,
+    done, total)`: the corpus being read and indexed; `on_row(done, total, row)`: each question
+    as it is saved; `on_tokens(n)`: the tokens of the model's reply generated so far."""
+    stop = should_stop or (lambda: False)
+    watch = Watch(on_tokens=on_tokens, cancelled=stop) if should_stop or on_tokens else None
+    run = _prepare(config.checked(), on_corpus, watch)
     say = on_progress or (lambda line: None)
     rows_path = config.out / ROWS
     done = {row.id for row in read_rows(rows_path)}
     todo = [q for q in run.questions if q.id not in done]
     say(f"{config.benchmark}: {len(run.questions)} questions, {len(done)} already done")
-    stop = should_stop or (lambda: False)
     for batch in _batches(todo, config.batch):
         rows = []
         for question in batch:
+            if run.policy is not None and not stop():
+                say(f"question {question.id} ({len(done) + len(rows) + 1} of "
+                    f"{len(run.questions)}): researching")  # fmt: skip
             row = None if stop() else _answer(run, question, stop)
             if row is None:
                 break
@@ -113,7 +121,7 @@ def finish(out: Path, setup: dict[str, Any], ids: Sequence[str] | None = None) -
     return results
 
 
-def _prepare(config: BenchConfig, on_corpus: ProgressFn | None) -> _Run:
+def _prepare(config: BenchConfig, on_corpus: ProgressFn | None, watch: Watch | None) -> _Run:
     questions = load_questions(
         config.benchmark, config.data, canary=config.canary, dataset=config.dataset
     )[: config.limit]
@@ -126,7 +134,7 @@ def _prepare(config: BenchConfig, on_corpus: ProgressFn | None) -> _Run:
     if config.responses is not None:
         run.responses = read_responses(config.responses)
     else:
-        run.policy = bench_policy(config)
+        run.policy = bench_policy(config, watch)
     return run
 
 

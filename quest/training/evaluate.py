@@ -27,6 +27,9 @@ from quest.agent.policies import LLMPolicy, Policy
 from quest.agent.scripted import ScriptedPolicy
 from quest.agent.trajectory import Trajectory
 from quest.llm.config import client_from_option
+from quest.llm.http import HTTPChat
+from quest.llm.local import TransformersChat
+from quest.llm.streaming import Watch
 from quest.llm.types import LLMError
 from quest.protocol.turns import parse_turn
 from quest.rewards import final_answer, score_with_tree
@@ -275,12 +278,14 @@ def paired_difference(
 
 
 def policy_for(
-    spec: str, *, budgets: Budgets, temperature: float | None = None
+    spec: str, *, budgets: Budgets, temperature: float | None = None, watch: Watch | None = None
 ) -> tuple[PolicyFactory, CondenserFactory]:
     """Factories of the policy and condenser a spec names: "scripted" (the rule condenser) or
     an LLM backend as quest.llm.config.client_from_option reads it (the LLM condenser on the
     same model, as `python -m quest agent run --policy llm` uses). The client is built once and
-    shared by every run, so a local model loads once. ValueError names a bad spec."""
+    shared by every run, so a local model loads once. With a `watch`, every generation reports
+    its tokens and is given up within a fraction of a second once `watch.cancelled()` says so
+    (a turn of a local model on a CPU can take minutes). ValueError names a bad spec."""
     if spec.strip() == "scripted":
         return ScriptedPolicy, RuleCondenser
     try:
@@ -289,6 +294,8 @@ def policy_for(
         raise ValueError(f"policy {spec!r}: its backend is not installed: {error}") from None
     except (ValueError, LLMError) as error:  # LLMError: a model path that holds no model
         raise ValueError(f"policy {spec!r}: {error}") from None
+    if watch is not None and isinstance(client, HTTPChat | TransformersChat):
+        client.watch = watch
     turn_tokens, chosen = budgets.max_turn_tokens, temperature
 
     def policy() -> Policy:
