@@ -1,6 +1,11 @@
 """What a benchmark run is given (BenchConfig) and what it is set up from: the corpus it
 searches, the judge, the policy, the saved responses, and the setup recorded with its results
-(a re-run into the same --out must share it)."""
+(a re-run into the same --out must share it).
+
+A run of saved responses searches nothing: no corpus is indexed for it, and its setup records
+that the corpus and retriever were another system's (published.FROM_RESPONSES). A responses
+file none of whose ids is a question of the data file is refused; one that answers only some
+questions is scored with the others as missing."""
 
 from __future__ import annotations
 
@@ -11,8 +16,16 @@ from typing import Any
 
 from quest.agent.budgets import Budgets
 from quest.bench.corpus import BenchCorpus, ProgressFn, build_corpus
-from quest.bench.formats import BROWSECOMP_PLUS, FLASHRAG, FormatError, flashrag_dataset
+from quest.bench.formats import (
+    BROWSECOMP_PLUS,
+    FLASHRAG,
+    BenchQuestion,
+    FormatError,
+    flashrag_dataset,
+    text_lines,
+)
 from quest.bench.judge import DEFAULT_MAX_TOKENS, Judge, JudgeCache, load_grader_prompt
+from quest.bench.published import FROM_RESPONSES
 from quest.bench.results import ROWS
 from quest.corpus.store import MANIFEST
 from quest.llm.config import client_from_option, parse_endpoints
@@ -62,15 +75,17 @@ class BenchConfig:
 
 
 def bench_corpus(config: BenchConfig, on_corpus: ProgressFn | None) -> BenchCorpus | None:
+    """The corpus the agent searches, indexed when it is not yet; None for saved responses,
+    which searched elsewhere."""
     source = config.corpus
+    if config.responses is not None:
+        return None
     if source is not None and (source / MANIFEST).is_file():
         corpus = BenchCorpus(source)
     elif source is not None:
         corpus = build_corpus(source, config.out / "corpus", on_progress=on_corpus)
     elif config.default_corpus is not None and config.benchmark != BROWSECOMP_PLUS:
         corpus = BenchCorpus(config.default_corpus)
-    elif config.responses is not None:
-        return None
     else:
         raise BenchError(f"{config.benchmark} needs a corpus to search: give --corpus")
     if "bm25" not in corpus.searcher.modes:
@@ -119,7 +134,12 @@ def bench_setup(
     config: BenchConfig, corpus: BenchCorpus | None, judge: Judge | None
 ) -> dict[str, Any]:
     dataset = flashrag_dataset(config.data) if config.benchmark == FLASHRAG else None
-    searched = corpus.setup() if corpus else {"corpus": "none", "retriever": "none"}
+    ran = config.responses is None  # else saved responses, which searched elsewhere
+    searched: dict[str, Any] = {"corpus": FROM_RESPONSES, "retriever": FROM_RESPONSES}
+    if ran:
+        searched = corpus.setup() if corpus else {"corpus": "none", "retriever": "none"}
+    # A BrowseComp-Plus corpus given with saved responses: its docids read their citations.
+    citations = config.corpus if not ran and config.benchmark == BROWSECOMP_PLUS else None
     return {
         "benchmark": config.benchmark,
         "dataset": config.dataset or dataset,
@@ -127,8 +147,9 @@ def bench_setup(
         "model": config.model,
         "responses": str(config.responses) if config.responses else None,
         **searched,
-        "search_top_k": config.search_k,
-        "get_document": config.get_document,
+        "citations_read_with": str(citations) if citations else None,
+        "search_top_k": config.search_k if ran else None,
+        "get_document": config.get_document if ran else None,
         "judge": f"{judge.model} (grader prompt {judge.prompt_hash})" if judge else "none",
         "judge_model": judge.model if judge else None,
         "prompt_hash": judge.prompt_hash if judge else None,
@@ -150,17 +171,47 @@ def check_resume(out: Path, setup: dict[str, Any]) -> None:
 
 
 def read_responses(path: Path) -> dict[str, dict[str, Any]]:
+    """The saved responses by question id: JSONL rows of `id` (or `query_id`) and `response`,
+    optionally `search_calls` (an integer) and `retrieved_docs` (a list of docids)."""
     found: dict[str, dict[str, Any]] = {}
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except ValueError:
-                raise FormatError(path, number, None, "not valid JSON") from None
-            key = data.get("id", data.get("query_id")) if isinstance(data, dict) else None
-            if key is None or not isinstance(data.get("response"), str):
-                raise FormatError(path, number, "response", "rows need an id and a response")
-            found[str(key)] = data
+    for number, line in text_lines(path):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except ValueError:
+            raise FormatError(path, number, None, "not valid JSON") from None
+        key = data.get("id", data.get("query_id")) if isinstance(data, dict) else None
+        if key is None or not isinstance(data.get("response"), str):
+            raise FormatError(path, number, "response", "rows need an id and a response")
+        calls = data.get("search_calls")
+        if calls is not None and (isinstance(calls, bool) or not isinstance(calls, int | float)):
+            raise FormatError(path, number, "search_calls", "must be a number")
+        docs = data.get("retrieved_docs")
+        if docs is not None and not isinstance(docs, list):
+            raise FormatError(path, number, "retrieved_docs", "must be a list of docids")
+        found[str(key)] = data
+    if not found:
+        raise FormatError(path, None, None, "holds no responses")
     return found
+
+
+def check_responses(
+    path: Path, responses: dict[str, Any], questions: list[BenchQuestion], data: Path
+) -> list[str]:
+    """The question ids the responses leave unanswered; a BenchError when they answer none (a
+    responses file of another data file, or of other ids)."""
+    ids = [question.id for question in questions]
+    missing = [i for i in ids if i not in responses]
+    if len(missing) == len(ids):
+        theirs, ours = list(responses), ids
+        raise BenchError(
+            f"{path}: none of its {len(theirs):,} response ids is a question id of {data} "
+            f"(responses: {_some(theirs)}; questions: {_some(ours)})"
+        )
+    return missing
+
+
+def _some(ids: list[str]) -> str:
+    shown = ", ".join(repr(i) for i in ids[:2])
+    return shown + (f" … ({len(ids):,} in all)" if len(ids) > 2 else "")

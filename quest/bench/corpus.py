@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
 
-from quest.bench.formats import FormatError
+from quest.bench.formats import FormatError, text_lines
 from quest.corpus.model import Document
 from quest.corpus.packages import utc_now
 from quest.corpus.store import DOCUMENTS, MANIFEST, CorpusStore, corpus_write
@@ -68,27 +68,66 @@ def corpus_rows(path: str | Path) -> Iterator[tuple[FormatError, dict[str, Any]]
 
 
 def _jsonl_rows(file: Path) -> Iterator[tuple[FormatError, dict[str, Any]]]:
-    with file.open(encoding="utf-8-sig") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except ValueError:
-                raise FormatError(file, number, None, "not valid JSON") from None
-            if not isinstance(row, dict):
-                raise FormatError(file, number, None, "expected a JSON object")
-            yield FormatError(file, number, None, ""), row
+    for number, line in text_lines(file):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except ValueError:
+            raise FormatError(file, number, None, "not valid JSON") from None
+        if not isinstance(row, dict):
+            raise FormatError(file, number, None, "expected a JSON object")
+        yield FormatError(file, number, None, ""), row
 
 
-def _parquet_rows(file: Path) -> Iterator[tuple[FormatError, dict[str, Any]]]:
+def _parquet_rows(
+    file: Path, columns: list[str] | None = None
+) -> Iterator[tuple[FormatError, dict[str, Any]]]:
     import pyarrow.parquet as pq
 
     number = 0
-    for batch in pq.ParquetFile(file).iter_batches(batch_size=4_096):
+    for batch in pq.ParquetFile(file).iter_batches(batch_size=4_096, columns=columns):
         for row in batch.to_pylist():
             number += 1
             yield FormatError(file, number, None, "", unit="row"), row
+
+
+def corpus_docids(path: str | Path, *, on_progress: ProgressFn | None = None) -> frozenset[str]:
+    """The docids of a corpus file or shard directory, or of a benchmark corpus built from one,
+    read without building anything (a parquet shard's docid column alone): what reading the
+    citations of saved responses needs. A questweb corpus has none (its pages are known by
+    their URLs)."""
+    source = Path(path)
+    if (source / MANIFEST).is_file():
+        if not (source / SOURCE_STAMP).is_file():
+            return frozenset()
+        pages = CorpusStore(source).documents()
+        return frozenset(d for page in pages if (d := docid_from_url(page.url)))
+    if not source.exists():
+        raise FormatError(source, None, None, "no such file or directory")
+    files = [source]
+    if source.is_dir():
+        files = sorted(f for f in source.iterdir() if f.suffix in (".jsonl", ".parquet"))
+    found: set[str] = set()
+    shown = time.monotonic()
+    for file in files:
+        rows = _parquet_docid_rows(file) if file.suffix == ".parquet" else _jsonl_rows(file)
+        for where, row in rows:
+            found.add(_field(where, row, "docid" if "docid" in row or "id" not in row else "id"))
+            if on_progress is not None and time.monotonic() - shown >= PROGRESS_SECONDS:
+                on_progress("load", len(found), None)
+                shown = time.monotonic()
+    if on_progress is not None:
+        on_progress("load", len(found), None)
+    return frozenset(found)
+
+
+def _parquet_docid_rows(file: Path) -> Iterator[tuple[FormatError, dict[str, Any]]]:
+    import pyarrow.parquet as pq
+
+    names = pq.ParquetFile(file).schema_arrow.names
+    column = "docid" if "docid" in names or "id" not in names else "id"
+    return _parquet_rows(file, [column] if column in names else None)
 
 
 def corpus_document(where: FormatError, row: Mapping[str, Any], fetched_at: str) -> Document:

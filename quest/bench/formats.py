@@ -6,15 +6,17 @@
   or any row when a canary is given, has its `query`, `answer` and each listed document's
   `text` and `url` decrypted; docids are read as given.
 - FlashRAG / Search-R1 QA sets: JSONL rows of `id`, `question`, `golden_answers` (the list of
-  accepted answers) and an optional `metadata` object; the set is named by the file's folder or
-  name (FlashRAG ships `nq/test.jsonl`) or given.
+  accepted answers) and an optional `metadata` object; the set is named by the file's folder
+  (FlashRAG ships `nq/test.jsonl`), by a word of its name (`nq_test.jsonl`, `test-nq.jsonl`,
+  an upload's `20261129-132908-nq_test.jsonl`) or given.
 - FRAMES (google/frames-benchmark): a TSV whose header is an unnamed index column, `Prompt`,
   `Answer`, `wikipedia_link_1` … `wikipedia_link_10`, `wikipedia_link_11+`,
   `reasoning_types` and `wiki_links` (a Python list of URLs, written as text).
 
 A file that breaks its format is refused whole with a FormatError naming the file, the line
 (the row's first line, for the TSV) and the field: a benchmark with a silently dropped question
-is a different benchmark.
+is a different benchmark. Files are UTF-8 (a byte-order mark is allowed); a line that is not
+(a binary or compressed file) is named too (`text_lines`).
 """
 
 from __future__ import annotations
@@ -22,10 +24,11 @@ from __future__ import annotations
 import ast
 import csv
 import json
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from quest.bench.crypto import CryptoError, decrypt
 
@@ -42,6 +45,8 @@ FLASHRAG_DATASETS = (
     "musique",
     "bamboogle",
 )
+# Other names a set goes by in file names.
+FLASHRAG_ALIASES = {"2wiki": "2wikimultihopqa"}
 FRAMES_LINKS = (*(f"wikipedia_link_{n}" for n in range(1, 11)), "wikipedia_link_11+")
 FRAMES_HEADER = ("", "Prompt", "Answer", *FRAMES_LINKS, "reasoning_types", "wiki_links")
 DOC_LISTS = ("evidence_docs", "gold_docs", "negative_docs")
@@ -142,24 +147,36 @@ def load_flashrag(
 
 
 def flashrag_dataset(path: str | Path) -> str:
-    """FlashRAG's layout names the set by its folder (`nq/test.jsonl`); a file named after the
-    set (`nq.jsonl`, `hotpotqa_dev.jsonl`) also says it."""
+    """FlashRAG's layout names the set by its folder (`nq/test.jsonl`); a file whose name holds
+    the set's name as a whole word (`nq.jsonl`, `hotpotqa_dev.jsonl`, `test-nq.jsonl`, an
+    upload's `20261129-132908-nq_test.jsonl`; any case; 2WikiMultihopQA also as `2wiki`) also
+    says it. A name that holds none, or two different sets, is the set's name as it is."""
     file = Path(path)
-    for candidate in (file.parent.name, file.stem, file.stem.split("_")[0]):
-        if candidate.lower() in FLASHRAG_DATASETS:
-            return candidate.lower()
-    return file.stem
+    folder = _dataset_named(_words(file.parent.name), whole=True)
+    return folder or _dataset_named(_words(file.stem)) or file.stem
+
+
+def _words(name: str) -> list[str]:
+    return [word for word in re.split(r"[^a-z0-9]+", name.lower()) if word]
+
+
+def _dataset_named(words: list[str], *, whole: bool = False) -> str | None:
+    """The one set that `words` name (all of them, when `whole`), else None."""
+    if whole and len(words) != 1:
+        return None
+    found = {FLASHRAG_ALIASES.get(word, word) for word in words}
+    named = [name for name in FLASHRAG_DATASETS if name in found]
+    return named[0] if len(named) == 1 else None
 
 
 def load_frames(path: str | Path) -> list[BenchQuestion]:
-    with _opened(path, "utf-8") as handle:
-        reader = csv.reader(handle, delimiter="\t")
-        _frames_header(path, next(reader, None))
-        rows, start = [], reader.line_num + 1
-        for values in reader:
-            if any(value.strip() for value in values):
-                rows.append(_frames_row(path, start, values))
-            start = reader.line_num + 1
+    reader = csv.reader((line for _, line in text_lines(path)), delimiter="\t")
+    _frames_header(path, next(reader, None))
+    rows, start = [], reader.line_num + 1
+    for values in reader:
+        if any(value.strip() for value in values):
+            rows.append(_frames_row(path, start, values))
+        start = reader.line_num + 1
     return _unique(path, rows)
 
 
@@ -211,24 +228,39 @@ def _frames_links(path: str | Path, line: int, cells: dict[str, str]) -> list[st
 
 
 def _json_lines(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    with _opened(path, "utf-8-sig") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except (ValueError, RecursionError) as error:
-                raise FormatError(path, number, None, f"not valid JSON ({error})") from None
-            if not isinstance(data, dict):
-                raise FormatError(path, number, None, "expected a JSON object")
-            yield number, data
+    for number, line in text_lines(path):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except (ValueError, RecursionError) as error:
+            raise FormatError(path, number, None, f"not valid JSON ({error})") from None
+        if not isinstance(data, dict):
+            raise FormatError(path, number, None, "expected a JSON object")
+        yield number, data
 
 
-def _opened(path: str | Path, encoding: str) -> IO[str]:
+def text_lines(path: str | Path) -> Iterator[tuple[int, str]]:
+    """A UTF-8 text file's lines (a byte-order mark dropped, line ends kept), numbered from 1.
+    A file that cannot be opened, or a line that is not UTF-8, is a FormatError naming it."""
     try:
-        return Path(path).open(encoding=encoding, newline="")
+        handle = Path(path).open("rb")  # noqa: SIM115 (closed below; its error is named here)
     except OSError as error:
         raise FormatError(path, None, None, error.strerror or str(error)) from None
+    with handle:
+        for number, raw in enumerate(handle, start=1):
+            data = raw[3:] if number == 1 and raw.startswith(b"\xef\xbb\xbf") else raw
+            try:
+                yield number, data.decode("utf-8")
+            except UnicodeDecodeError as error:
+                byte = data[error.start]
+                raise FormatError(
+                    path,
+                    number,
+                    None,
+                    f"is not UTF-8 text (byte 0x{byte:02x} at position {error.start + 1} of "
+                    "the line): is it a binary or compressed file? Save it as UTF-8",
+                ) from None
 
 
 def _unique(path: str | Path, rows: list[BenchQuestion]) -> list[BenchQuestion]:

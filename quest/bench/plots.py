@@ -4,7 +4,11 @@ inlined once, no CDN), and as plotly JSON for a page that has its own plotly.js:
 - calibration: for each confidence bin of the calibration error (the same bins of `beta`
   questions), the mean stated confidence against the share answered correctly, with the
   diagonal a calibrated agent would lie on;
-- search calls: how many searches the agent made per question.
+- search calls: how many searches the agent made per question (of the questions whose saved
+  response says).
+
+Both axes of the calibration plot run a little past 0 and 1 (AXIS_RANGE), so a bin at
+confidence 1.0 or share correct 0 shows its whole marker.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ if TYPE_CHECKING:
     from quest.bench.results import BenchResults
 
 PLOTS = "plots.html"
+AXIS_RANGE = (-0.02, 1.02)
 
 
 def calibration_bins(
@@ -57,12 +62,14 @@ def figures(results: BenchResults) -> dict[str, Any]:
     )
     calibration.update_layout(
         title=f"Calibration, {title}",
-        xaxis={"title": "stated confidence", "range": [0, 1]},
-        yaxis={"title": "share correct", "range": [0, 1]},
+        xaxis={"title": "stated confidence", "range": list(AXIS_RANGE)},
+        yaxis={"title": "share correct", "range": list(AXIS_RANGE)},
     )
     # One bar per whole number of calls: plotly's automatic bins would merge counts.
     calls = go.Histogram(
-        x=[r.search_calls for r in rows], name="questions", xbins={"start": -0.5, "size": 1}
+        x=[r.search_calls for r in rows if r.search_calls_known],
+        name="questions",
+        xbins={"start": -0.5, "size": 1},
     )
     histogram = go.Figure(calls)
     histogram.update_layout(

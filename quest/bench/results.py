@@ -3,7 +3,14 @@ re-run resumes), the metrics with their intervals, the setup, and the published 
 them.
 
 The headline metric is judged accuracy when a judge graded the run; without one it is exact
-match, labelled as such, because exact match is not comparable to judged accuracy.
+match, labelled by the benchmark's published metric (quest.bench.published.PROTOCOLS): for
+BrowseComp-Plus and FRAMES "not comparable to judged accuracy", for the Search-R1 / FlashRAG
+sets the metric Search-R1 reports. Each of the two says which metric was published and whether
+it is that one (`published_metric`, `comparable_to_published`).
+
+A metric without data is None, never 0: search calls and evidence recall of the retrieved
+documents count only the rows that know them (saved responses may not say; `n` is how many
+did). `missing_responses`: the questions a responses file had no response for (scored wrong).
 
 Evidence recall is per question, against the benchmark's evidence documents (its gold
 documents when it lists no evidence), averaged over the questions that list any, in two
@@ -21,9 +28,16 @@ from pathlib import Path
 from typing import Any
 
 from quest.bench import stats
-from quest.bench.published import side_by_side
+from quest.bench.published import (
+    JUDGED_ACCURACY,
+    NOT_COMPARABLE,
+    protocol_for,
+    side_by_side,
+    unjudged_label,
+)
 
-EXACT_MATCH_LABEL = "exact match, not comparable to judged accuracy"
+EXACT_MATCH_LABEL = NOT_COMPARABLE
+MISSING = "missing"  # a row's status when the responses file had no response for it
 ROWS = "rows.jsonl"
 RESULTS = "results.json"
 
@@ -48,13 +62,17 @@ class BenchRow:
     status: str  # the agent run's status, or "scored" for responses scored as given
     judge: dict[str, Any] | None = None
     elapsed_s: float = 0.0
+    # False when saved responses did not say (their search calls then read 0, their
+    # retrieved documents none, and neither counts in the metrics).
+    search_calls_known: bool = True
+    retrieved_known: bool = True
 
     @property
     def correct(self) -> bool:
         return self.verdict == "correct"
 
     def recall(self, reading: str) -> float | None:
-        if not self.evidence_docs:
+        if not self.evidence_docs or (reading != "cited" and not self.retrieved_known):
             return None
         found = self.cited_docs if reading == "cited" else self.retrieved_docs
         return len(set(found) & set(self.evidence_docs)) / len(set(self.evidence_docs))
@@ -83,27 +101,44 @@ def read_rows(path: str | Path) -> list[BenchRow]:
     return rows
 
 
-def metrics(rows: Sequence[BenchRow], *, beta: int = stats.DEFAULT_BETA) -> dict[str, Any]:
+def metrics(
+    rows: Sequence[BenchRow], *, beta: int = stats.DEFAULT_BETA, benchmark: str | None = None
+) -> dict[str, Any]:
+    """`benchmark` labels exact match by what the benchmark publishes (without it, as not
+    comparable to judged accuracy)."""
     judged = bool(rows) and all(row.judged for row in rows)
     headline = stats.rate([row.correct for row in rows]) if judged else None
     recalls = {
         reading: stats.mean([r for row in rows if (r := row.recall(reading)) is not None])
         for reading in ("retrieved", "cited")
     }
+    protocol = protocol_for(benchmark)
+    published = protocol.metric if protocol else None
+    counted = [float(row.search_calls) for row in rows if row.search_calls_known]
     return {
         "n": len(rows),
-        "accuracy": {**headline, "label": "judged accuracy"} if headline else None,
+        "accuracy": {
+            **headline,
+            "label": "judged accuracy",
+            "published_metric": published,
+            "comparable_to_published": published == JUDGED_ACCURACY if published else None,
+        }
+        if headline
+        else None,
         "exact_match": {
             **stats.rate([row.exact_match == 1 for row in rows]),
-            "label": ("exact match" if judged else EXACT_MATCH_LABEL),
+            "label": ("exact match" if judged else unjudged_label(benchmark)),
+            "published_metric": published,
+            "comparable_to_published": protocol.exact_match_is_published if protocol else None,
         },
         "f1": stats.mean([row.f1 for row in rows]),
         "evidence_recall": recalls,
-        "search_calls": stats.mean([float(row.search_calls) for row in rows]),
+        "search_calls": stats.mean(counted),
         "calibration_error": stats.calibration(
             [row.confidence / 100 for row in rows], [row.correct for row in rows], beta=beta
         ),
         "confidence_stated": sum(row.confidence_stated for row in rows),
+        "missing_responses": sum(row.status == MISSING for row in rows),
     }
 
 
@@ -120,7 +155,7 @@ class BenchResults:
         return int(self.setup.get("beta", stats.DEFAULT_BETA))
 
     def metrics(self) -> dict[str, Any]:
-        return metrics(self.rows, beta=self.beta)
+        return metrics(self.rows, beta=self.beta, benchmark=self.setup.get("benchmark"))
 
     def headline(self) -> dict[str, Any]:
         computed = self.metrics()
@@ -163,9 +198,12 @@ def _finite(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON")
 
 
-def paired_difference(a: Iterable[BenchRow], b: Iterable[BenchRow]) -> dict[str, Any]:
+def paired_difference(
+    a: Iterable[BenchRow], b: Iterable[BenchRow], *, benchmark: str | None = None
+) -> dict[str, Any]:
     """a - b on the questions both runs answered: judged correctness when both were judged,
-    else exact match; the mean difference with its paired bootstrap interval."""
+    else exact match (labelled by what `benchmark` publishes); the mean difference with its
+    paired bootstrap interval."""
     theirs = {row.id: row for row in b}
     pairs = [(row, theirs[row.id]) for row in a if row.id in theirs]
     judged = bool(pairs) and all(x.judged and y.judged for x, y in pairs)
@@ -174,4 +212,4 @@ def paired_difference(a: Iterable[BenchRow], b: Iterable[BenchRow]) -> dict[str,
         return float(row.correct) if judged else row.exact_match
 
     result = stats.paired([score(x) - score(y) for x, y in pairs])
-    return {**result, "metric": "judged accuracy" if judged else EXACT_MATCH_LABEL}
+    return {**result, "metric": "judged accuracy" if judged else unjudged_label(benchmark)}

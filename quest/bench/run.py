@@ -8,7 +8,10 @@ instructions, gets the bare question and its report is read by the same parser. 
 sees the gold answers or documents.
 
 `responses` scores another system's saved outputs instead of running a model: a JSONL of
-`{"id", "response"}` rows, optionally with `search_calls` and `retrieved_docs`.
+`{"id", "response"}` rows, optionally with `search_calls` and `retrieved_docs`. Nothing is
+searched or indexed then; a BrowseComp-Plus corpus, when given, is read for its docids alone,
+and only when a response cites by bracketed docid. What a response does not say (its search
+calls, its retrieved documents) is unknown, not 0, and counts in no metric.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +32,7 @@ from quest.bench.config import (
     bench_judge,
     bench_policy,
     bench_setup,
+    check_responses,
     check_resume,
     read_responses,
 )
@@ -37,12 +42,13 @@ from quest.bench.corpus import (
     GetDocumentTool,
     ProgressFn,
     SearchLog,
+    corpus_docids,
     docid_from_url,
 )
-from quest.bench.formats import FRAMES, BenchQuestion, load_questions
+from quest.bench.formats import BROWSECOMP_PLUS, FRAMES, BenchQuestion, load_questions
 from quest.bench.judge import Judge, JudgeCase, Verdict
 from quest.bench.plots import write_plots
-from quest.bench.results import ROWS, BenchResults, BenchRow, read_rows
+from quest.bench.results import MISSING, ROWS, BenchResults, BenchRow, read_rows
 from quest.bench.scoring import exact_match, f1_score
 from quest.llm.streaming import Watch
 from quest.rubric.documents import normalise_url
@@ -60,6 +66,17 @@ class _Run:
     setup: dict[str, Any]
     policy: tuple[PolicyFactory, CondenserFactory] | None = None
     responses: dict[str, dict[str, Any]] = field(default_factory=dict)
+    missing: list[str] = field(default_factory=list)  # questions the responses leave out
+    on_corpus: ProgressFn | None = None
+
+    @cached_property
+    def responses_docids(self) -> frozenset[str] | None:
+        """The docids a responses run's bracketed citations are kept against: those of the
+        BrowseComp-Plus corpus given with it (read on first need), else None (any)."""
+        source = self.config.corpus
+        if source is None or self.config.benchmark != BROWSECOMP_PLUS:
+            return None
+        return corpus_docids(source, on_progress=self.on_corpus)
 
 
 def run_benchmark(
@@ -86,8 +103,10 @@ def run_benchmark(
     done = {row.id for row in read_rows(rows_path)}
     todo = [q for q in run.questions if q.id not in done]
     say(f"{config.benchmark}: {len(run.questions)} questions, {len(done)} already done")
+    if run.missing:
+        say(_missing_line(run))
     for batch in _batches(todo, config.batch):
-        rows = []
+        rows: list[BenchRow] = []
         for question in batch:
             if run.policy is not None and not stop():
                 say(f"question {question.id} ({len(done) + len(rows) + 1} of "
@@ -122,20 +141,33 @@ def finish(out: Path, setup: dict[str, Any], ids: Sequence[str] | None = None) -
 
 
 def _prepare(config: BenchConfig, on_corpus: ProgressFn | None, watch: Watch | None) -> _Run:
-    questions = load_questions(
+    every = load_questions(
         config.benchmark, config.data, canary=config.canary, dataset=config.dataset
-    )[: config.limit]
+    )
+    questions = every[: config.limit]
+    responses: dict[str, dict[str, Any]] = {}
+    if config.responses is not None:  # refused before anything is written
+        responses = read_responses(config.responses)
+        check_responses(config.responses, responses, every, config.data)
     config.out.mkdir(parents=True, exist_ok=True)
     corpus = bench_corpus(config, on_corpus)
     judge = bench_judge(config)
     setup = bench_setup(config, corpus, judge)
     check_resume(config.out, setup)
-    run = _Run(config, questions, corpus, judge, setup)
+    run = _Run(config, questions, corpus, judge, setup, responses=responses, on_corpus=on_corpus)
     if config.responses is not None:
-        run.responses = read_responses(config.responses)
+        run.missing = [q.id for q in questions if q.id not in responses]
     else:
         run.policy = bench_policy(config, watch)
     return run
+
+
+def _missing_line(run: _Run) -> str:
+    shown = ", ".join(run.missing[:3]) + (" …" if len(run.missing) > 3 else "")
+    return (
+        f"{len(run.missing)} of the questions have no response in {run.config.responses} "
+        f"(scored as missing): {shown}"
+    )
 
 
 def _batches(items: list[BenchQuestion], size: int) -> Iterator[list[BenchQuestion]]:
@@ -145,16 +177,18 @@ def _batches(items: list[BenchQuestion], size: int) -> Iterator[list[BenchQuesti
 
 def _answer(run: _Run, question: BenchQuestion, stop: Callable[[], bool]) -> BenchRow | None:
     if run.policy is None:
-        saved = run.responses.get(question.id) or {"response": "", "missing": True}
-        status = "missing" if saved.get("missing") else "scored"
-        retrieved = [str(d) for d in saved.get("retrieved_docs", [])]
+        saved = run.responses.get(question.id)
+        if saved is None:
+            return _row(run, question, "", None, None, MISSING, 0.0)
+        calls = saved.get("search_calls")
+        retrieved = saved.get("retrieved_docs")
         return _row(
             run,
             question,
             saved["response"],
-            int(saved.get("search_calls", 0)),
-            retrieved,
-            status,
+            None if calls is None else int(calls),
+            None if retrieved is None else [str(d) for d in retrieved],
+            "scored",
             0.0,
         )
     log = SearchLog([], [])
@@ -199,11 +233,12 @@ def _row(
     run: _Run,
     question: BenchQuestion,
     response: str,
-    searches: int,
-    retrieved: Sequence[str],
+    searches: int | None,
+    retrieved: Sequence[str] | None,
     status: str,
     elapsed: float,
 ) -> BenchRow:
+    """`searches`, `retrieved`: None when unknown (saved responses that do not say)."""
     parsed = _parse(run, response)
     em = exact_match(parsed.exact_answer, question.answers)
     return BenchRow(
@@ -218,19 +253,22 @@ def _row(
         f1=f1_score(parsed.exact_answer, question.answers),
         verdict="correct" if em == 1 else "incorrect",
         judged=False,
-        search_calls=searches,
+        search_calls=searches or 0,
         cited_docs=parsed.cited,
-        retrieved_docs=tuple(dict.fromkeys(retrieved)),
+        retrieved_docs=tuple(dict.fromkeys(retrieved or ())),
         evidence_docs=_evidence(run.config.benchmark, question),
         status=status,
         elapsed_s=elapsed,
+        search_calls_known=searches is not None,
+        retrieved_known=retrieved is not None,
     )
 
 
 def _parse(run: _Run, response: str) -> ParsedAnswer:
     if run.corpus is None:  # FRAMES knows its documents by URL, the others by docid
         by_url = normalise_url if run.config.benchmark == FRAMES else docid_from_url
-        return parse_response(response, docid_of_url=by_url)
+        docids = run.responses_docids if "[" in response else None
+        return parse_response(response, docids=docids, docid_of_url=by_url)
     return parse_response(response, docids=run.corpus.docids, docid_of_url=run.corpus.docid)
 
 

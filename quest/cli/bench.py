@@ -140,7 +140,7 @@ def _compare(args: argparse.Namespace) -> int:
         {
             "a": {"out": str(args.a), "model": a.setup.get("model")},
             "b": {"out": str(args.b), "model": b.setup.get("model")},
-            "difference": paired_difference(a.rows, b.rows),
+            "difference": paired_difference(a.rows, b.rows, benchmark=benchmarks.pop()),
         }
     )
     return 0

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from quest.bench.published import FROM_RESPONSES
 from quest.bench.results import BenchResults
 from quest.cli import main
 
@@ -71,8 +72,13 @@ def test_browsecomp_plus_responses_score_as_computed_by_hand(
     ]
     assert rows[0]["gold"] == ["Marie Curie"] and rows[0]["search_calls"] == 3
     results = json.loads((out / "results.json").read_text())
-    assert results["setup"]["retriever"] == "BM25" and results["setup"]["judge"] == "none"
-    assert "9 documents" in results["setup"]["corpus"]
+    # Saved responses searched elsewhere: nothing is indexed, and the setup says so; the
+    # corpus given was read for its docids alone, to read the bracketed citations.
+    setup = results["setup"]
+    assert setup["corpus"] == setup["retriever"] == FROM_RESPONSES and setup["judge"] == "none"
+    assert setup["citations_read_with"] == str(data / "browsecomp_plus_corpus.jsonl")
+    assert not (out / "corpus").exists()
+    assert m["missing_responses"] == 0
     published = results["published"]["results"]
     assert published[0]["value"] == "3.86 %" and published[0]["setup_differs"]
     page = (out / "plots.html").read_text()
@@ -171,7 +177,7 @@ def test_two_runs_compare_by_the_paired_difference_on_shared_questions(
     # EM a: 1, 1, 1, 0; b: 1, 0, 0, 0 -> differences 0, 1, 1, 0: mean 0.5, two wins, two ties.
     assert (difference["mean"] if "mean" in difference else difference["value"]) == 0.5
     assert (difference["wins"], difference["losses"], difference["ties"]) == (2, 0, 2)
-    assert difference["metric"] == "exact match, not comparable to judged accuracy"
+    assert difference["metric"] == "exact match (the metric Search-R1 reports)"
 
 
 def test_a_bad_file_or_a_run_of_another_setup_exits_1_with_one_line(
