@@ -1,9 +1,9 @@
 """A benchmark run inside a worker: the engine (quest.bench.run_benchmark) with the run's
 files, reporting each question as it starts and as it is saved (done of total), the tokens of
 a model's turn as they are generated and each stage of reading and indexing the corpus, and
-stopping within about BEAT_SECONDS of a cancel, also in the middle of a generation. The engine keeps every
-finished question in the run's rows file, so a run queued again continues where it stopped.
-At the end the database keeps results.json's setup and metrics."""
+stopping within about BEAT_SECONDS of a cancel, also in the middle of a generation. The engine
+keeps every finished question in the run's rows file, so a run queued again continues where it
+stopped. At the end the database keeps results.json's setup and metrics."""
 
 from __future__ import annotations
 

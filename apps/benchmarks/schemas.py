@@ -34,6 +34,11 @@ class BenchmarkRunIn(Schema):
         description="scripted, smollm2, a vllm: model, a checkpoint (runs/3/final) or "
         "endpoints URL|MODEL[|KEY_ENV]; or give responses instead",
     )
+    endpoint: Text = Field(
+        default="",
+        max_length=1000,
+        description="OpenAI-compatible endpoints URL|MODEL[|KEY_ENV]; or give model or responses",
+    )
     responses: PathText = Field(default="", description="Saved {id, response} rows to score")
     corpus: PathText = Field(default="", description="The benchmark's corpus file or folder")
     judge: Text = Field(default="", max_length=1000, description="An endpoint URL|MODEL")
@@ -105,7 +110,8 @@ class BenchmarkCompareOut(Schema):
     a: BenchmarkRunOut
     b: BenchmarkRunOut
     difference: dict[str, Any] = Field(
-        description="a - b per shared question: mean, ci95, n, wins, losses, ties, metric"
+        description="a - b per shared question: mean, ci95, n, wins, losses, ties, metric and "
+        "metric_reason (why judged accuracy or exact match is compared)"
     )
 
 

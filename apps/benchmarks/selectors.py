@@ -87,7 +87,10 @@ def run_figures(run: BenchmarkRun) -> dict[str, Any]:
 
 
 def runs_compare(*, user: Any, a: int, b: int) -> dict[str, Any]:
-    """a - b on the same questions of the same benchmark; Invalid names what differs."""
+    """a - b on the same questions of the same benchmark; Invalid names what differs. The
+    difference says which metric it compares and why (`metric_reason`)."""
+    if a == b:
+        raise Invalid(f"b: choose two different runs: run {a} is both a and b")
     first, second = run_get(user=user, run_id=a), run_get(user=user, run_id=b)
     if first.benchmark != second.benchmark:
         raise Invalid(
@@ -101,7 +104,24 @@ def runs_compare(*, user: Any, a: int, b: int) -> dict[str, Any]:
             f"b: the runs answered different questions ({len(ids_a - ids_b)} only in run {a}, "
             f"{len(ids_b - ids_a)} only in run {b}): a paired difference needs the same set"
         )
-    return {"a": first, "b": second, "difference": paired_difference(rows_a, rows_b)}
+    difference = paired_difference(rows_a, rows_b)
+    difference["metric_reason"] = _metric_reason({a: rows_a, b: rows_b})
+    return {"a": first, "b": second, "difference": difference}
+
+
+def _metric_reason(rows: dict[int, list[BenchRow]]) -> str:
+    """Why the paired difference compares judged accuracy or exact match."""
+    unjudged = [run for run, found in rows.items() if not all(row.judged for row in found)]
+    if not unjudged:
+        return "a judge graded every question of both runs"
+    if len(unjudged) == len(rows) and not any(row.judged for f in rows.values() for row in f):
+        return "no judge graded either run"
+    said = " and ".join(f"run {run}" for run in unjudged)
+    verb = "was" if len(unjudged) == 1 else "were"
+    return (
+        f"{said} {verb} not judged on every question, and judged accuracy compares only when "
+        "a judge graded every question of both runs"
+    )
 
 
 def model_choices(*, user: Any) -> list[ModelChoice]:

@@ -1,13 +1,16 @@
 """Benchmark runs started, files uploaded for them, and runs re-queued to continue.
 
 A run's files are checked when it is asked for, not when a worker reaches it: the question
-file is loaded whole (a FormatError names its line and field), saved responses are read, and a
-corpus, a model and a judge must be ones the run can use. The worker then has nothing left to
+file is loaded whole (a FormatError names its line and field), saved responses are read, a
+corpus's first documents are read as the engine reads them, and a model and a judge must be ones
+the run can use. The worker then has nothing left to
 refuse but what only running shows."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import IO, Any
 
@@ -28,11 +31,19 @@ from apps.jobs.models import JobStatus
 from apps.jobs.services import job_cancel
 from quest.bench import BROWSECOMP_PLUS, FormatError, load_questions
 from quest.bench.config import read_responses
+from quest.bench.corpus import corpus_document, corpus_rows
+from quest.bench.formats import FLASHRAG, FLASHRAG_DATASETS, flashrag_dataset
 from quest.corpus.store import MANIFEST
 from workers.queues import Queue
 
 MAX_LIMIT = 100_000
 RESUMABLE = (JobStatus.FAILED, JobStatus.CANCELLED)
+SOURCES = ("model", "endpoint", "responses")
+# How many of a corpus's documents are read when the run is asked for: enough to catch a wrong
+# file (the queries given as the corpus), few enough that 100,000 documents are not read whole.
+CHECKED_DOCUMENTS = 100
+# The prefix file_store puts before an upload's own name (a time, and a counter if needed).
+STORED_PREFIX = re.compile(r"^\d{8}-\d{6}-(?:\d+-)?")
 
 
 @dataclass(frozen=True)
@@ -42,6 +53,7 @@ class RunRequest:
     benchmark: str
     data: str
     model: str = ""
+    endpoint: str = ""
     responses: str = ""
     corpus: str = ""
     judge: str = ""
@@ -63,14 +75,14 @@ def run_create(*, user: Any, request: RunRequest) -> BenchmarkRun:
     require_role(user, Role.ADMIN)
     if request.benchmark not in Benchmark.values:
         raise Invalid(f"benchmark: one of {', '.join(Benchmark.values)}")
-    if bool(request.model.strip()) == bool(request.responses.strip()):
-        raise Invalid("model: give either a model to run or a file of saved responses to score")
     if request.limit is not None and not 1 <= request.limit <= MAX_LIMIT:
         raise Invalid(f"limit: a whole number from 1 to {MAX_LIMIT}")
     data = inside_path(request.data, field="data")
+    _one_source(request)
     total = _question_count(request, data)
+    dataset = _dataset(request, data)
     fields = _source(user, request)
-    corpus = _corpus(request, searched=bool(request.model.strip()))
+    corpus = _corpus(request, searched="model" in fields)
     if request.judge.strip():
         selectors.endpoints_check(request.judge.strip(), field="judge")
     with transaction.atomic():
@@ -80,7 +92,7 @@ def run_create(*, user: Any, request: RunRequest) -> BenchmarkRun:
             corpus=str(corpus) if corpus else "",
             judge=request.judge.strip(),
             limit=request.limit,
-            dataset=request.dataset.strip(),
+            dataset=dataset,
             canary=request.canary,
             get_document=request.get_document,
             total=total,
@@ -110,10 +122,43 @@ def _question_count(request: RunRequest, data: Path) -> int:
     return min(len(questions), request.limit or len(questions))
 
 
+def _one_source(request: RunRequest) -> None:
+    """What answers is one thing: a model, an endpoint, or saved responses to score."""
+    given = [name for name in SOURCES if getattr(request, name).strip()]
+    if len(given) == 1:
+        return
+    if given:
+        raise Invalid(
+            f"{', '.join(given)}: choose only one of a model, an endpoint, or saved responses"
+        )
+    raise Invalid("model: choose one of a model, an endpoint, or saved responses")
+
+
+def _dataset(request: RunRequest, data: Path) -> str:
+    """flashrag: the set's name, given or said by the file's folder or name (an upload's own
+    name, without the prefix file_store gave it); the benchmark's published numbers are per
+    set, so a file that names none is refused rather than run under its file name."""
+    given = request.dataset.strip()
+    if request.benchmark != FLASHRAG or given:
+        return given
+    named = data
+    if data.parent == benchmarks_root() / selectors.UPLOADS:
+        named = data.with_name(STORED_PREFIX.sub("", data.name))
+    found = flashrag_dataset(named)
+    if found not in FLASHRAG_DATASETS:
+        raise Invalid(
+            f"dataset: name the set ({', '.join(FLASHRAG_DATASETS)}): the file's name "
+            f"{shown(str(data))} does not say which it is"
+        )
+    return found
+
+
 def _source(user: Any, request: RunRequest) -> dict[str, Any]:
-    """The model (and its queue), or the saved responses, which are read to check them."""
-    if request.model.strip():
-        choice = selectors.model_choice(user=user, value=request.model)
+    """The model or endpoint (and its queue), or the saved responses, which are read to check
+    them."""
+    model = request.endpoint.strip() or request.model.strip()
+    if model:
+        choice = selectors.model_choice(user=user, value=model)
         return {"model": choice.spec, "queue": choice.queue.value}
     responses = inside_path(request.responses, field="responses")
     try:
@@ -125,13 +170,35 @@ def _source(user: Any, request: RunRequest) -> dict[str, Any]:
 
 def _corpus(request: RunRequest, *, searched: bool) -> Path | None:
     if request.corpus.strip():
-        return inside_path(request.corpus, field="corpus", kind="any")
+        corpus = inside_path(request.corpus, field="corpus", kind="any")
+        _corpus_check(corpus)
+        return corpus
     if searched and (request.benchmark == BROWSECOMP_PLUS or default_corpus() is None):
         raise Invalid(
             f"corpus: {request.benchmark} needs a corpus to search: give its corpus file or "
             "folder in the benchmarks directory"
         )
     return None
+
+
+def _corpus_check(corpus: Path) -> None:
+    """The corpus's first documents, read by the engine's own reader: a file in the wrong
+    format is refused with its line and field now, not once the run has started."""
+    if (corpus / MANIFEST).is_file():  # a questweb corpus, which the engine uses as it is
+        return
+    read = 0
+    try:
+        for where, row in islice(corpus_rows(corpus), CHECKED_DOCUMENTS):
+            corpus_document(where, row, fetched_at="")
+            read += 1
+    except FormatError as error:
+        raise Invalid(f"corpus: {shown(str(error))}") from None
+    except (ValueError, OSError) as error:  # not text, not parquet
+        raise Invalid(
+            f"corpus: {shown(str(corpus))} is not a corpus: {shown(str(error))}"
+        ) from None
+    if not read:
+        raise Invalid(f"corpus: {shown(str(corpus))} holds no document")
 
 
 def file_store(*, user: Any, name: str, content: IO[bytes]) -> Path:

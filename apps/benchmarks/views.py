@@ -26,8 +26,10 @@ LISTED = 100
 ROWS_PER_PAGE = 50
 FORM_FIELDS = ("benchmark", "data", "model", "endpoint", "responses", "corpus", "judge",
                "limit", "dataset", "canary")  # fmt: skip
-# The metrics a run reports, in the order the page lists them, and how each is written.
+# The fields the form can also upload (as <field>_file).
+UPLOADED = ("data", "responses", "corpus")
 SHOWN_PATHS = ("data", "corpus", "model", "responses")
+# The metrics a run reports, in the order the page lists them, and how each is written.
 METRICS = (
     ("accuracy", "percent"),
     ("exact_match", "percent"),
@@ -84,12 +86,12 @@ def metric_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
 # ---- the runs and the form ----------------------------------------------------------------------
 
 
-def _uploaded(request: HttpRequest, field: str) -> str:
-    """A file sent with the form, kept in the benchmarks directory: its path, else the typed
-    path."""
+def _uploaded(request: HttpRequest, field: str, typed: str) -> str:
+    """A file sent with the form, kept in the benchmarks directory: its path as shown, else
+    the typed path."""
     upload = request.FILES.get(f"{field}_file")
     if upload is None:
-        return str(request.POST.get(field, ""))
+        return typed
     stored = services.file_store(user=request.user, name=upload.name or "", content=upload)
     return shown(str(stored))
 
@@ -103,28 +105,32 @@ def _limit(raw: str) -> int | None:
         raise Invalid("limit: a whole number") from None
 
 
-def _run_request(request: HttpRequest) -> services.RunRequest:
-    post = request.POST
-    endpoint = post.get("endpoint", "").strip()
-    return services.RunRequest(
-        benchmark=post.get("benchmark", ""),
-        data=_uploaded(request, "data"),
-        model=endpoint or post.get("model", ""),
-        responses=_uploaded(request, "responses") if not endpoint and not post.get("model") else "",
-        corpus=post.get("corpus", ""),
-        judge=post.get("judge", ""),
-        limit=_limit(post.get("limit", "")),
-        dataset=post.get("dataset", ""),
-        canary=post.get("canary", ""),
-        get_document=bool(post.get("get_document")),
-    )
+def _posted(request: HttpRequest) -> dict[str, str | bool]:
+    """The form as sent: its fields, and get_document checked or not."""
+    values: dict[str, str | bool] = {name: request.POST.get(name, "") for name in FORM_FIELDS}
+    values["get_document"] = bool(request.POST.get("get_document"))
+    return values
 
 
-def _form(request: HttpRequest) -> dict[str, Any]:
+def _run_request(values: dict[str, Any]) -> services.RunRequest:
+    texts = {name: str(values[name]) for name in FORM_FIELDS if name != "limit"}
+    limit = _limit(str(values["limit"]))
+    return services.RunRequest(**texts, limit=limit, get_document=bool(values["get_document"]))
+
+
+def _run_create(request: HttpRequest, values: dict[str, Any]) -> BenchmarkRun:
+    """The run the form asks for. Each uploaded file is stored first and its path written into
+    `values`, so that the form shown again after an error sends it again."""
+    for field in UPLOADED:
+        values[field] = _uploaded(request, field, values[field])
+    return services.run_create(user=request.user, request=_run_request(values))
+
+
+def _form(request: HttpRequest, values: dict[str, str | bool] | None) -> dict[str, Any]:
     # A GET prefills the form: a training job's checkpoint links here with ?model=.
-    source = request.POST if request.method == "POST" else request.GET
-    values: dict[str, str | bool] = {name: source.get(name, "") for name in FORM_FIELDS}
-    values["get_document"] = bool(source.get("get_document"))
+    if values is None:
+        values = {name: request.GET.get(name, "") for name in FORM_FIELDS}
+        values["get_document"] = bool(request.GET.get("get_document"))
     return {
         "benchmarks": Benchmark.choices,
         "models": selectors.model_choices(user=request.user),
@@ -136,10 +142,11 @@ def _form(request: HttpRequest) -> dict[str, Any]:
 @login_required
 @require_http_methods(["GET", "POST"])
 def run_list(request: HttpRequest) -> HttpResponse:
-    status, error = 200, ""
+    status, error, values = 200, "", None
     if request.method == "POST":
+        values = _posted(request)
         try:
-            run = services.run_create(user=request.user, request=_run_request(request))
+            run = _run_create(request, values)
         except Invalid as exc:
             status, error = exc.status, exc.message
         else:
@@ -153,7 +160,7 @@ def run_list(request: HttpRequest) -> HttpResponse:
         "listed": LISTED,
     }
     if context["can_manage"]:
-        context["form"] = _form(request)
+        context["form"] = _form(request, values)
     return render(request, "benchmarks/runs.html", context, status=status)
 
 
@@ -224,25 +231,33 @@ def run_resume(request: HttpRequest, run_id: int) -> HttpResponse:
 
 
 def _run_id(request: HttpRequest, name: str) -> int:
+    raw = request.GET.get(name, "")
     try:
-        return int(request.GET.get(name, ""))
+        return int(raw)
     except ValueError:
-        raise NotFound(f"{name}: choose a run") from None
+        raise Invalid(f"{name}: {raw!r} is not a run's number: choose a run") from None
+
+
+def _compared(request: HttpRequest) -> dict[str, Any]:
+    """The two runs chosen and their difference; nothing before any is chosen."""
+    chosen = [name for name in ("a", "b") if request.GET.get(name, "").strip()]
+    if not chosen:
+        return {}
+    if len(chosen) == 1:
+        raise Invalid("choose two runs: run A and run B")
+    a, b = _run_id(request, "a"), _run_id(request, "b")
+    found: dict[str, Any] = selectors.runs_compare(user=request.user, a=a, b=b)
+    return found
 
 
 @login_required
 @require_GET
 def runs_compare(request: HttpRequest) -> HttpResponse:
-    user = request.user
-    context: dict[str, Any] = {"runs": selectors.run_list(user=user)[:LISTED], "error": ""}
+    context: dict[str, Any] = {"runs": selectors.run_list(user=request.user)[:LISTED]}
     status = 200
-    if request.GET.get("a") and request.GET.get("b"):
-        try:
-            a, b = _run_id(request, "a"), _run_id(request, "b")
-            found = selectors.runs_compare(user=user, a=a, b=b)
-        except Invalid as exc:
-            status, context["error"] = exc.status, exc.message
-        else:
-            context.update(found)
+    try:
+        context.update(_compared(request))
+    except (Invalid, NotFound) as exc:
+        status, context["error"] = exc.status, exc.message
     context["chosen"] = {name: request.GET.get(name, "") for name in ("a", "b")}
     return render(request, "benchmarks/compare.html", context, status=status)

@@ -176,3 +176,31 @@ def test_a_checkpoint_of_an_ended_training_job_runs_on_the_gpu_and_shows_no_serv
     client.force_login(viewer)
     page = client.get("/benchmarks/")
     assert "runs/7/final" in page.text and str(tmp_path) not in page.text
+
+
+def test_rest_refuses_a_model_with_saved_responses_and_a_run_compared_with_itself(
+    client: Client, admin: User, bearer: Callable[[User], dict[str, str]], sent_tasks: list[Any]
+) -> None:
+    as_admin = bearer(admin)
+    both = post(client, "runs", {**BCP, "model": "scripted"}, as_admin)
+    assert both.status_code == 422
+    assert both.json()["detail"] == (
+        "model, responses: choose only one of a model, an endpoint, or saved responses"
+    )
+    endpoint = {**BCP, "responses": "", "endpoint": "http://127.0.0.1:9/v1|qwen"}
+    made = post(client, "runs", endpoint, as_admin)
+    assert made.status_code == 202 and made.json()["model"] == "http://127.0.0.1:9/v1|qwen"
+    run_id = made.json()["id"]
+    itself = client.get(f"/api/benchmarks/compare?a={run_id}&b={run_id}", headers=as_admin)
+    assert itself.status_code == 422
+    assert itself.json()["detail"] == f"b: choose two different runs: run {run_id} is both a and b"
+
+
+def test_a_compared_difference_says_why_it_compares_exact_match(
+    client: Client, admin: User, bearer: Callable[[User], dict[str, str]], sent_tasks: list[Any]
+) -> None:
+    a, b = finished(client, bearer(admin), NQ), finished(client, bearer(admin), NQ)
+    compared = client.get(f"/api/benchmarks/compare?a={a['id']}&b={b['id']}", headers=bearer(admin))
+    difference = compared.json()["difference"]
+    assert difference["metric"] == "exact match, not comparable to judged accuracy"
+    assert difference["metric_reason"] == "no judge graded either run"

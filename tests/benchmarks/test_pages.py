@@ -112,7 +112,9 @@ def test_the_rows_page_fifty_at_a_time(
     (bench_dir / "many" / "test.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     answers = "".join(json.dumps({"id": f"n{i}", "response": str(i % 2)}) + "\n" for i in range(60))
     (bench_dir / "many.jsonl").write_text(answers)
-    run = finished(started, benchmark="flashrag", data="many/test.jsonl", responses="many.jsonl")
+    run = finished(
+        started, benchmark="flashrag", data="many/test.jsonl", dataset="nq", responses="many.jsonl"
+    )
     page = logged_in(client, viewer).get(f"/benchmarks/{run.pk}/")
     assert page.text.count('<tr data-row="') == 50 and 'data-testid="next-rows"' in page.text
     second = client.get(f"/benchmarks/{run.pk}/?page=2")
@@ -148,3 +150,108 @@ def test_the_compare_page_gives_the_difference_or_says_why_not(
 def test_the_training_overview_links_to_the_benchmarks(client: Client, viewer: User) -> None:
     page = logged_in(client, viewer).get("/training/")
     assert page.status_code == 200 and 'href="/benchmarks/"' in page.text
+
+
+def shown_value(text: str, name: str) -> str:
+    """The value the form shows in its text input `name`, unescaped as a browser sends it."""
+    value = text.split(f'name="{name}"')[1].split('value="')[1].split('"', maxsplit=1)[0]
+    return value.replace("&lt;", "<").replace("&gt;", ">")
+
+
+def test_an_uploaded_file_stays_in_the_form_after_an_error_and_is_sent_again(
+    client: Client, admin: User, bench_dir: Path, sent_tasks: list[Any]
+) -> None:
+    with (
+        (bench_dir / "nq" / "test.jsonl").open("rb") as data,
+        (bench_dir / "nq_responses.jsonl").open("rb") as responses,
+    ):
+        form = {"benchmark": "flashrag", "data_file": data, "responses_file": responses,
+                "model": "", "data": ""}  # fmt: skip
+        refused = logged_in(client, admin).post("/benchmarks/", form)
+    assert refused.status_code == 422
+    assert "dataset: name the set (nq, triviaqa" in refused.text
+    kept = {name: shown_value(refused.text, name) for name in ("data", "responses")}
+    assert kept["data"].startswith("<benchmarks>/uploads/") and kept["data"].endswith("-test.jsonl")
+    assert kept["responses"].endswith("-nq_responses.jsonl")
+    again = client.post("/benchmarks/", {"benchmark": "flashrag", "dataset": "nq", **kept})
+    run = BenchmarkRun.objects.get()
+    assert again.status_code == 302 and (run.dataset, run.queue) == ("nq", "cpu")
+    assert run.responses.startswith(str(bench_dir / "uploads"))
+
+
+def test_the_form_uploads_the_corpus_and_checks_it(
+    client: Client, admin: User, bench_dir: Path, sent_tasks: list[Any]
+) -> None:
+    form = {**BCP, "responses": "", "model": "scripted", "corpus": ""}
+    with (bench_dir / BCP["data"]).open("rb") as queries:
+        refused = logged_in(client, admin).post("/benchmarks/", {**form, "corpus_file": queries})
+    assert refused.status_code == 422
+    assert "corpus: &lt;benchmarks&gt;/uploads/" in refused.text
+    assert "line 1, field &#x27;docid&#x27;: is missing" in refused.text
+    with (bench_dir / BCP["corpus"]).open("rb") as corpus:
+        made = client.post("/benchmarks/", {**form, "corpus_file": corpus})
+    run = BenchmarkRun.objects.get()
+    assert made.status_code == 302 and run.corpus.startswith(str(bench_dir / "uploads"))
+    assert run.corpus.endswith("-browsecomp_plus_corpus.jsonl")
+
+
+def test_the_form_refuses_a_model_with_saved_responses_and_asks_for_the_file_first(
+    client: Client, admin: User, sent_tasks: list[Any]
+) -> None:
+    both = logged_in(client, admin).post("/benchmarks/", {**BCP, "model": "scripted"})
+    assert both.status_code == 422 and not BenchmarkRun.objects.exists()
+    assert "model, responses: choose only one of a model, an endpoint, or saved responses" in (
+        both.text
+    )
+    empty = client.post("/benchmarks/", {"benchmark": "browsecomp-plus"})
+    assert empty.status_code == 422
+    error = empty.text.split('data-testid="form-error">')[1]
+    assert error.startswith("data: &#x27;&#x27; is not a path inside the benchmarks directory")
+
+
+def judged(run: BenchmarkRun) -> None:
+    """Mark every row of a run as graded by a judge, as a judged run's rows are."""
+    rows = Path(run.directory) / "rows.jsonl"
+    lines = [json.loads(line) for line in rows.read_text().splitlines()]
+    rows.write_text("".join(json.dumps({**row, "judged": True}) + "\n" for row in lines))
+
+
+def test_the_compare_page_refuses_a_run_with_itself_and_says_what_is_missing(
+    client: Client, viewer: User, started: Callable[..., Any], sent_tasks: list[Any]
+) -> None:
+    a, b = finished(started, **NQ), finished(started, **NQ)
+    logged_in(client, viewer)
+    cases = [
+        (f"a={a.pk}&b={a.pk}", 422, f"b: choose two different runs: run {a.pk} is both a and b"),
+        (f"a={a.pk}", 422, "choose two runs: run A and run B"),
+        (f"b={b.pk}&a=", 422, "choose two runs: run A and run B"),
+        (f"a=x&b={b.pk}", 422, "a: &#x27;x&#x27; is not a run&#x27;s number: choose a run"),
+        (f"a=999999&b={b.pk}", 404, "999999"),
+    ]
+    for query, status, said in cases:
+        page = client.get(f"/benchmarks/compare/?{query}")
+        assert page.status_code == status, query
+        assert 'data-testid="compare-form"' in page.text
+        error = page.text.split('data-testid="compare-error">')[1].split("</p>")[0]
+        assert said in error, (query, error)
+    assert "compare-error" not in client.get("/benchmarks/compare/").text
+
+
+def test_the_compare_page_says_which_metric_it_compares_and_why(
+    client: Client, viewer: User, started: Callable[..., Any], sent_tasks: list[Any]
+) -> None:
+    a, b = finished(started, **NQ), finished(started, **NQ)
+    logged_in(client, viewer)
+
+    def said() -> str:
+        page = client.get(f"/benchmarks/compare/?a={a.pk}&b={b.pk}")
+        assert page.status_code == 200
+        return page.text.split('data-testid="compared-metric">')[1].split("</p>")[0]
+
+    assert "exact match, not comparable to judged accuracy" in said()
+    assert "because no judge graded either run" in said()
+    judged(a)
+    assert "exact match, not comparable" in said()
+    assert f"because run {b.pk} was not judged on every question, and judged accuracy" in said()
+    judged(b)
+    assert "<strong>judged accuracy</strong>, because a judge graded every question" in said()

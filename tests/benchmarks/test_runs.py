@@ -17,7 +17,9 @@ from apps.accounts.models import User
 from apps.benchmarks import runner, services, tasks
 from apps.benchmarks.models import BenchmarkRun
 from apps.benchmarks.selectors import run_rows
+from apps.benchmarks.services import CHECKED_DOCUMENTS
 from apps.common.errors import Conflict, Forbidden, Invalid
+from quest.bench.published import FROM_RESPONSES
 from tests.benchmarks.conftest import BCP, NQ
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -53,7 +55,8 @@ def test_saved_responses_run_on_the_cpu_queue_and_store_the_hand_computed_metric
     assert m["confidence_stated"] == 3
     low, high = m["exact_match"]["ci95"]
     assert low < 0.5 < high
-    assert run.setup["retriever"] == "BM25" and "9 documents" in run.setup["corpus"]
+    # Another system's responses: this run searched nothing, and says so.
+    assert run.setup["corpus"] == run.setup["retriever"] == FROM_RESPONSES
     results = json.loads((Path(run.directory) / "results.json").read_text())
     assert results["metrics"] == m
     assert [r.id for r in run_rows(run)] == ["q1", "q2", "q3", "q4"]
@@ -138,12 +141,15 @@ def test_a_cancelled_run_keeps_its_questions_and_continues_when_queued_again(
 def test_a_run_whose_corpus_breaks_its_format_fails_with_the_line_and_field(
     started: Callable[..., Any], bench_dir: Path, sent_tasks: list[Any]
 ) -> None:
-    (bench_dir / "bad_corpus.jsonl").write_text('{"docid": "1", "text": "a"}\n{"text": "b"}\n')
+    # The service reads only the first documents; a wrong one after them is the worker's to find.
+    good = "".join(f'{{"docid": "{n}", "text": "a"}}\n' for n in range(CHECKED_DOCUMENTS))
+    (bench_dir / "bad_corpus.jsonl").write_text(good + '{"text": "b"}\n')
     run = started(**{**BCP, "responses": "", "model": "scripted", "corpus": "bad_corpus.jsonl"})
     tasks.cpu_benchmark_run(run.pk)
     run.refresh_from_db()
     assert run.status == "failed"
-    assert "<benchmarks>/bad_corpus.jsonl line 2" in run.error and "docid" in run.error
+    line = CHECKED_DOCUMENTS + 1
+    assert f"<benchmarks>/bad_corpus.jsonl line {line}" in run.error and "docid" in run.error
     assert str(bench_dir) not in run.error
 
 
@@ -159,7 +165,8 @@ def test_only_admins_start_runs(started: Callable[..., Any], viewer: User) -> No
         ({"data": "/etc/passwd"}, "data: '/etc/passwd' is not a path inside"),
         ({"data": "missing.jsonl"}, "data: <benchmarks>/missing.jsonl does not exist"),
         ({"corpus": "../../x"}, "corpus: '../../x' is not a path inside"),
-        ({"model": "scripted"}, "model: give either a model"),
+        ({"model": "scripted"}, "model, responses: choose only one of a model, an endpoint"),
+        ({"responses": ""}, "model: choose one of a model, an endpoint, or saved responses"),
         ({"responses": "", "model": "transformers:/tmp/x"}, "model: 'transformers:/tmp/x' is not"),
         ({"responses": "", "model": "http://h/v1"}, "model: "),
         ({"judge": "not a url"}, "judge: "),
@@ -197,3 +204,77 @@ def test_flashrag_without_a_corpus_anywhere_cannot_run_a_model(
     with pytest.raises(Invalid) as refused:
         started(**{**NQ, "responses": "", "model": "scripted"})
     assert refused.value.message.startswith("corpus: flashrag needs a corpus to search")
+
+
+def test_an_empty_request_names_the_missing_question_file_before_the_model(
+    started: Callable[..., Any],
+) -> None:
+    with pytest.raises(Invalid) as refused:
+        started(benchmark="browsecomp-plus", data="")
+    assert refused.value.message.startswith("data: ''"), refused.value.message
+
+
+def test_a_model_and_an_endpoint_together_are_refused_naming_both(
+    started: Callable[..., Any],
+) -> None:
+    fields = {**BCP, "responses": "", "model": "scripted", "endpoint": "http://127.0.0.1:9/v1|q"}
+    with pytest.raises(Invalid) as refused:
+        started(**fields)
+    assert refused.value.message == (
+        "model, endpoint: choose only one of a model, an endpoint, or saved responses"
+    )
+    run = started(**{**fields, "model": ""})
+    assert (run.model, run.queue) == ("http://127.0.0.1:9/v1|q", "cpu")
+
+
+def test_a_flashrag_file_whose_name_says_no_set_needs_the_dataset_named(
+    started: Callable[..., Any], bench_dir: Path, sent_tasks: list[Any]
+) -> None:
+    uploads = bench_dir / "uploads"
+    uploads.mkdir()
+    questions = (bench_dir / "nq" / "test.jsonl").read_text()
+    (uploads / "20261129-132908-test.jsonl").write_text(questions)
+    unnamed = {**NQ, "data": "uploads/20261129-132908-test.jsonl"}
+    with pytest.raises(Invalid) as refused:
+        started(**unnamed)
+    assert refused.value.message == (
+        "dataset: name the set (nq, triviaqa, popqa, hotpotqa, 2wikimultihopqa, musique, "
+        "bamboogle): the file's name <benchmarks>/uploads/20261129-132908-test.jsonl does not "
+        "say which it is"
+    )
+    assert started(**unnamed, dataset="nq").dataset == "nq"
+    # An upload's own name counts, without the time file_store put before it.
+    (uploads / "20261129-132908-2-triviaqa_dev.jsonl").write_text(questions)
+    named = started(**{**NQ, "data": "uploads/20261129-132908-2-triviaqa_dev.jsonl"})
+    assert named.dataset == "triviaqa"
+    assert started(**NQ).dataset == "nq"  # the folder FlashRAG's layout names it by
+
+
+def test_a_corpus_in_the_wrong_format_is_refused_when_the_run_is_asked_for(
+    started: Callable[..., Any], bench_dir: Path
+) -> None:
+    scripted = {**BCP, "responses": "", "model": "scripted"}
+    with pytest.raises(Invalid) as refused:
+        started(**{**scripted, "corpus": BCP["data"]})
+    assert refused.value.message.startswith(
+        "corpus: <benchmarks>/browsecomp_plus_queries.jsonl line 1, field 'docid': is missing"
+    ), refused.value.message
+    (bench_dir / "not_json.jsonl").write_text('{"docid": "1", "text": "a"}\nnot json\n')
+    with pytest.raises(Invalid) as refused:
+        started(**{**scripted, "corpus": "not_json.jsonl"})
+    assert refused.value.message == "corpus: <benchmarks>/not_json.jsonl line 2: not valid JSON"
+    (bench_dir / "empty").mkdir()
+    with pytest.raises(Invalid) as refused:
+        started(**{**scripted, "corpus": "empty"})
+    assert refused.value.message == "corpus: <benchmarks>/empty holds no document"
+    assert not BenchmarkRun.objects.exists()
+
+
+def test_a_big_corpus_is_not_read_whole_when_the_run_is_asked_for(
+    started: Callable[..., Any], bench_dir: Path, sent_tasks: list[Any]
+) -> None:
+    # Only the first documents are read: what follows them is never opened as JSON here.
+    good = "".join(f'{{"docid": "{n}", "text": "a"}}\n' for n in range(CHECKED_DOCUMENTS))
+    (bench_dir / "big.jsonl").write_text(good + "not json\n" * 10_000)
+    run = started(**{**BCP, "responses": "", "model": "scripted", "corpus": "big.jsonl"})
+    assert run.corpus == str(bench_dir / "big.jsonl")

@@ -2,7 +2,9 @@
 calibration plot and the search-call histogram are drawn by the vendored plotly.js (nothing is
 loaded from elsewhere, no console error), the metric and the published numbers are there, and
 neither the run's page nor the runs with their form scroll sideways (wide tables scroll inside
-their own box)."""
+their own box). At a phone's width a form error naming a long path wraps, the runs' A/B compare
+radios are on screen without scrolling the table sideways, and a run's per-question answers are
+not squeezed to a word per line."""
 
 from __future__ import annotations
 
@@ -82,3 +84,36 @@ def test_a_finished_runs_plots_draw_at_a_laptops_and_a_phones_width(
             problems.append(f"/benchmarks/ at {width} px scrolls sideways: {page.evaluate(WIDE)}")
     assert not problems, "\n".join(problems)
     assert not errors and not outside, (errors, outside)
+
+
+PHONE = {"width": 390, "height": 844}
+LONG = "uploads/" + "a_long_benchmark_file_name_without_spaces_or_hyphens" * 4 + ".jsonl"
+
+
+def test_the_benchmark_pages_fit_a_phone(live_server: Any, page: Any, finished_run: Any) -> None:
+    admin = finished_run.created_by
+    queued = run_create(
+        user=admin,
+        request=RunRequest(
+            benchmark="browsecomp-plus",
+            data="browsecomp_plus_queries.jsonl",
+            responses="browsecomp_plus_responses.jsonl",
+        ),
+    )
+    base = live_server.url
+    _login(page, base, admin, "/benchmarks/")
+    page.set_viewport_size(PHONE)
+    page.goto(base + "/benchmarks/")
+    for run in (finished_run, queued):
+        for name in ("a", "b"):
+            box = page.locator(f"tr[data-run='{run.pk}'] input[name={name}]").bounding_box()
+            assert box is not None and box["x"] + box["width"] <= PHONE["width"], (name, box)
+    page.click("summary:has-text('New benchmark run')")
+    page.fill("input[name=data]", LONG)
+    page.click("button:has-text('Start the run')")
+    assert LONG in page.inner_text("[data-testid=form-error]")
+    assert page.evaluate(FITS), page.evaluate("document.documentElement.scrollWidth")
+    page.goto(f"{base}/benchmarks/{finished_run.pk}/")
+    answer = page.locator("[data-testid=rows] tbody tr td:nth-child(3)").first
+    box = answer.bounding_box()
+    assert box is not None and box["width"] >= 150, box
