@@ -104,7 +104,7 @@ def runs_compare(*, user: Any, a: int, b: int) -> dict[str, Any]:
             f"b: the runs answered different questions ({len(ids_a - ids_b)} only in run {a}, "
             f"{len(ids_b - ids_a)} only in run {b}): a paired difference needs the same set"
         )
-    difference = paired_difference(rows_a, rows_b)
+    difference = paired_difference(rows_a, rows_b, benchmark=first.benchmark)
     difference["metric_reason"] = _metric_reason({a: rows_a, b: rows_b})
     return {"a": first, "b": second, "difference": difference}
 

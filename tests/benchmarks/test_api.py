@@ -148,7 +148,7 @@ def test_two_runs_compare_by_the_paired_difference_and_only_on_the_same_question
     # EM a: 1, 1, 1, 0; b: 1, 0, 0, 0: mean 0.5, two wins, two ties.
     assert difference["value"] == 0.5 and difference["n"] == 4
     assert (difference["wins"], difference["losses"], difference["ties"]) == (2, 0, 2)
-    assert difference["metric"] == "exact match, not comparable to judged accuracy"
+    assert difference["metric"] == "exact match (the metric Search-R1 reports)"  # NQ
     across = client.get(f"/api/benchmarks/compare?a={a['id']}&b={other['id']}", headers=as_viewer)
     assert across.status_code == 422 and "only runs of one benchmark" in across.json()["detail"]
     partial = client.get(f"/api/benchmarks/compare?a={a['id']}&b={fewer['id']}", headers=as_viewer)
@@ -202,5 +202,5 @@ def test_a_compared_difference_says_why_it_compares_exact_match(
     a, b = finished(client, bearer(admin), NQ), finished(client, bearer(admin), NQ)
     compared = client.get(f"/api/benchmarks/compare?a={a['id']}&b={b['id']}", headers=bearer(admin))
     difference = compared.json()["difference"]
-    assert difference["metric"] == "exact match, not comparable to judged accuracy"
+    assert difference["metric"] == "exact match (the metric Search-R1 reports)"  # NQ
     assert difference["metric_reason"] == "no judge graded either run"

@@ -248,10 +248,11 @@ def test_the_compare_page_says_which_metric_it_compares_and_why(
         assert page.status_code == 200
         return page.text.split('data-testid="compared-metric">')[1].split("</p>")[0]
 
-    assert "exact match, not comparable to judged accuracy" in said()
+    # NQ's published metric is exact match (Search-R1).
+    assert "exact match (the metric Search-R1 reports)" in said()
     assert "because no judge graded either run" in said()
     judged(a)
-    assert "exact match, not comparable" in said()
+    assert "exact match (the metric Search-R1 reports)" in said()
     assert f"because run {b.pk} was not judged on every question, and judged accuracy" in said()
     judged(b)
     assert "<strong>judged accuracy</strong>, because a judge graded every question" in said()
