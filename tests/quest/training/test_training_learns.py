@@ -6,6 +6,16 @@ of two answers about equally often: one naming Canberra and citing its page (the
 reward gives it 1.0) and one naming Sydney (0.0). GRPO then runs through the real trainer, the
 real agent loop over the corpus tools and the real rubric reward. The policy never sees the
 tree: it only ever gets the question.
+
+That the gain is the reward's and not the optimiser's or the sampling's is shown by reversing
+the reward: from the same warm start, the same run on a tree that wants Sydney moves the policy
+the other way. A random-reward control (the true rewards permuted across the rollouts) cannot
+show it in one short run: Adam's first update has the same size whatever the gradient's, so a
+control step moves the policy about as far as a real one, towards Canberra or away from it as
+the permutation happens to fall (with 8 rollouts, about one run in three towards it), and with
+momentum and a decaying learning rate the first step carries most of a 5-step run. One control
+run once gained 4.49 where the real run gained 4.63. What the control run shows is that it
+trains on its permuted rewards and moves where they point, not where the rubric does.
 """
 
 from __future__ import annotations
@@ -101,7 +111,14 @@ def rl_rows(path: Path, *cities: str) -> Path:
 
 
 def grpo(
-    model: Path, data: Path, corpus: Path, out: Path, steps: int, **params: Any
+    model: Path,
+    data: Path,
+    corpus: Path,
+    out: Path,
+    steps: int,
+    *,
+    save_steps: int = 1_000,
+    **params: Any,
 ) -> list[dict[str, Any]]:
     config = parse_config(
         {
@@ -111,7 +128,7 @@ def grpo(
             "corpus": str(corpus),
             "output_dir": str(out),
             "max_steps": steps,
-            "save_steps": 1_000,
+            "save_steps": save_steps,
             "grpo": {
                 "num_generations": 8,
                 "prompts_per_step": 1,
@@ -142,6 +159,10 @@ def real(warm: Path, corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> 
 
 
 CONTROL_STEPS = 5
+# Fewer steps where fewer show it: each GRPO step here is tens of seconds on two cores. The
+# reversed run's first steps already move it by nats; the shuffled one is read at step 1.
+REVERSED_STEPS = 3
+SHUFFLED_STEPS = 2
 
 
 def _steps(run: Path) -> list[dict[str, Any]]:
@@ -173,28 +194,55 @@ def test_grpo_raises_the_better_answers_probability_and_the_groups_reward(
     assert {"reward/base", "reward/citation", "reward/answered", "reward/leaves"} <= set(first)
 
 
-def test_the_random_reward_control_does_not_learn_what_the_rubric_teaches(
+def test_a_reward_that_wants_the_other_answer_teaches_the_other_answer(
     warm: Path, real: Path, corpus: Path, tmp_path: Path
 ) -> None:
-    """The same run with each step's rewards permuted across its rollouts (grpo.reward:
-    shuffled): same seed, task, budgets and reward mean; the good answer's gain is the real
-    reward's, not the optimiser's."""
-    data = rl_rows(tmp_path / "rl.jsonl", "Canberra")
-    control = grpo(warm, data, corpus, tmp_path / "control", CONTROL_STEPS, reward="shuffled")
-    assert len(control) == CONTROL_STEPS
+    """The gain is the reward's, not the optimiser's or the sampling's: the same run (seed,
+    budgets, steps, warm start) on a tree that wants Sydney moves the policy the other way."""
+    data = rl_rows(tmp_path / "rl.jsonl", "Sydney")
+    steps = grpo(warm, data, corpus, tmp_path / "sydney", REVERSED_STEPS)
+    assert steps[0]["reward_std"] > 0 and 0 < steps[0]["reward"] < 1
     start = _margin(warm)
-    real_gain, control_gain = (
-        _margin(real / "final") - start,
-        _margin(tmp_path / "control" / "final") - start,
-    )
+    real_gain = _margin(real / "final") - start
+    reversed_gain = _margin(tmp_path / "sydney" / "final") - start
     assert real_gain > 0.4, real_gain
-    assert control_gain < real_gain / 2, (control_gain, real_gain)
+    assert reversed_gain < -0.4, reversed_gain
+
+
+def _pull(rows: list[dict[str, Any]]) -> float:
+    """How far a step's trained rewards point towards what the rubric rewards: their
+    covariance with the true rewards, summed over the rollouts (the real reward's is its
+    variance, above 0; a permutation's is 0 on average, either side of it in one step)."""
+    trained = [r["trained_reward"] for r in rows]
+    true = [r["reward"] for r in rows]
+    mean_trained, mean_true = sum(trained) / len(rows), sum(true) / len(rows)
+    return sum((a - mean_trained) * (b - mean_true) for a, b in zip(trained, true, strict=True))
+
+
+def test_the_random_reward_control_trains_on_its_permuted_rewards(
+    warm: Path, corpus: Path, tmp_path: Path
+) -> None:
+    """The same run with each step's rewards permuted across its rollouts (grpo.reward:
+    shuffled): same seed, task, budgets and reward mean. What trains is a permutation of the
+    true rewards, and the policy moves where the permuted rewards point, not where the rubric
+    does. (Whether it ends above or below its start is the permutation's luck: see the module
+    docstring; the reversed reward above is what shows the gain is the reward's.)"""
+    data = rl_rows(tmp_path / "rl.jsonl", "Canberra")
+    run = tmp_path / "control"
+    control = grpo(warm, data, corpus, run, SHUFFLED_STEPS, reward="shuffled", save_steps=1)
+    assert len(control) == SHUFFLED_STEPS
     # What trained was a permutation of the true rewards, which the rollouts file keeps.
-    rows = [json.loads(line) for line in (tmp_path / "control" / "rollouts.jsonl").open()]
+    rows = [json.loads(line) for line in (run / "rollouts.jsonl").open()]
     for step in {row["step"] for row in rows}:
         mine = [row for row in rows if row["step"] == step]
         assert sorted(r["trained_reward"] for r in mine) == sorted(r["reward"] for r in mine)
     assert any(row["trained_reward"] != row["reward"] for row in rows)
+    # The first update follows the permuted rewards: towards the good answer when they
+    # happened to favour it, away from it when they favoured the others.
+    pull = _pull([row for row in rows if row["step"] == 1])
+    moved = _margin(run / "checkpoint-1") - _margin(warm)
+    if abs(pull) > 0.1:
+        assert moved * pull > 0, (moved, pull)
 
 
 def test_an_all_equal_group_adds_no_gradient_and_is_counted(
