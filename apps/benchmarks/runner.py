@@ -53,7 +53,8 @@ class _Beat:
 
     def tokens(self, count: int) -> None:
         if time.monotonic() - self.last >= 1.0:
-            self.report(stage=f"{self.said}: {count:,} tokens of the model's turn"[:200])
+            tokens = f"{count:,} token{'s' if count != 1 else ''}"
+            self.report(stage=f"{self.said}: {tokens} of the model's turn"[:200])
 
     def stopped(self) -> bool:
         if time.monotonic() - self.last >= BEAT_SECONDS:

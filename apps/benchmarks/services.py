@@ -29,10 +29,10 @@ from apps.jobs.broadcast import job_broadcast
 from apps.jobs.dispatch import job_enqueue
 from apps.jobs.models import JobStatus
 from apps.jobs.services import job_cancel
-from quest.bench import BROWSECOMP_PLUS, FormatError, load_questions
-from quest.bench.config import read_responses
+from quest.bench import BROWSECOMP_PLUS, BenchError, FormatError, load_questions
+from quest.bench.config import check_responses, read_responses
 from quest.bench.corpus import corpus_document, corpus_rows
-from quest.bench.formats import FLASHRAG, FLASHRAG_DATASETS, flashrag_dataset
+from quest.bench.formats import FLASHRAG, FLASHRAG_DATASETS, BenchQuestion, flashrag_dataset
 from quest.corpus.store import MANIFEST
 from workers.queues import Queue
 
@@ -79,9 +79,9 @@ def run_create(*, user: Any, request: RunRequest) -> BenchmarkRun:
         raise Invalid(f"limit: a whole number from 1 to {MAX_LIMIT}")
     data = inside_path(request.data, field="data")
     _one_source(request)
-    total = _question_count(request, data)
+    questions = _questions(request, data)
     dataset = _dataset(request, data)
-    fields = _source(user, request)
+    fields = _source(user, request, questions, data)
     corpus = _corpus(request, searched="model" in fields)
     if request.judge.strip():
         selectors.endpoints_check(request.judge.strip(), field="judge")
@@ -95,7 +95,7 @@ def run_create(*, user: Any, request: RunRequest) -> BenchmarkRun:
             dataset=dataset,
             canary=request.canary,
             get_document=request.get_document,
-            total=total,
+            total=len(questions),
             created_by=user,
             **fields,
         )
@@ -105,7 +105,8 @@ def run_create(*, user: Any, request: RunRequest) -> BenchmarkRun:
     return run
 
 
-def _question_count(request: RunRequest, data: Path) -> int:
+def _questions(request: RunRequest, data: Path) -> list[BenchQuestion]:
+    """The questions the run answers (the first `limit`); Invalid names a broken file."""
     try:
         questions = load_questions(
             request.benchmark,
@@ -119,7 +120,7 @@ def _question_count(request: RunRequest, data: Path) -> int:
         raise Invalid(f"data: {shown(str(error))}") from None
     if not questions:
         raise Invalid(f"data: {shown(str(data))} holds no question")
-    return min(len(questions), request.limit or len(questions))
+    return questions[: request.limit or len(questions)]
 
 
 def _one_source(request: RunRequest) -> None:
@@ -153,7 +154,9 @@ def _dataset(request: RunRequest, data: Path) -> str:
     return found
 
 
-def _source(user: Any, request: RunRequest) -> dict[str, Any]:
+def _source(
+    user: Any, request: RunRequest, questions: list[BenchQuestion], data: Path
+) -> dict[str, Any]:
     """The model or endpoint (and its queue), or the saved responses, which are read to check
     them."""
     model = request.endpoint.strip() or request.model.strip()
@@ -162,8 +165,8 @@ def _source(user: Any, request: RunRequest) -> dict[str, Any]:
         return {"model": choice.spec, "queue": choice.queue.value}
     responses = inside_path(request.responses, field="responses")
     try:
-        read_responses(responses)
-    except FormatError as error:
+        check_responses(responses, read_responses(responses), questions, data)
+    except (FormatError, BenchError) as error:  # BenchError: they answer none of the questions
         raise Invalid(f"responses: {shown(str(error))}") from None
     return {"responses": str(responses), "queue": Queue.CPU.value}
 

@@ -188,6 +188,7 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
         "can_manage": can_manage(request),
         "shown": shown_in({name: getattr(run, name) for name in SHOWN_PATHS}),
         "metrics": metric_rows(metrics),
+        "confidence": {"stated": metrics.get("confidence_stated"), "n": metrics.get("n")},
         "judged": bool(metrics.get("accuracy")),
         "setup": shown_in(run.setup or {}),
         "published": shown_in(selectors.run_published(run)),

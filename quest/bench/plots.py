@@ -39,7 +39,8 @@ def calibration_bins(
 
 
 def figures(results: BenchResults) -> dict[str, Any]:
-    """The plotly figures by name: "calibration" and "search_calls"."""
+    """The plotly figures by name: "calibration" and "search_calls" (left out when no row knows
+    its search calls: saved responses that do not say them)."""
     import plotly.graph_objects as go
 
     rows = results.rows
@@ -78,6 +79,8 @@ def figures(results: BenchResults) -> dict[str, Any]:
         yaxis={"title": "questions"},
         bargap=0.15,
     )
+    if not any(r.search_calls_known for r in rows):
+        return {"calibration": calibration}
     return {"calibration": calibration, "search_calls": histogram}
 
 

@@ -105,7 +105,8 @@ def run_benchmark(
     say(f"{config.benchmark}: {len(run.questions)} questions, {len(done)} already done")
     if run.missing:
         say(_missing_line(run))
-    for batch in _batches(todo, config.batch):
+    # Without a judge each question is saved as it ends; a judge grades `batch` at a time.
+    for batch in _batches(todo, config.batch if run.judge is not None else 1):
         rows: list[BenchRow] = []
         for question in batch:
             if run.policy is not None and not stop():

@@ -256,3 +256,19 @@ def test_the_compare_page_says_which_metric_it_compares_and_why(
     assert f"because run {b.pk} was not judged on every question, and judged accuracy" in said()
     judged(b)
     assert "<strong>judged accuracy</strong>, because a judge graded every question" in said()
+
+
+def test_what_saved_responses_do_not_say_is_shown_as_unknown(
+    client: Client, viewer: User, started: Callable[..., Any], sent_tasks: list[Any]
+) -> None:
+    frames = {"benchmark": "frames", "data": "frames.tsv", "responses": "frames_responses.jsonl"}
+    run = finished(started, **frames)
+    assert run.status == "done", run.error
+    page = logged_in(client, viewer).get(f"/benchmarks/{run.pk}/").text
+    # FRAMES' responses give no search calls: no histogram, and "—" in every row, not 0.
+    assert 'data-testid="no-search-calls"' in page and 'data-figure="search_calls"' not in page
+    rows = page.split('data-testid="rows"')[1]
+    assert rows.count('title="the responses do not say">—</span>') == 3
+    # Unstated confidence counts as 100 %, and the page says how many stated one.
+    assert "counts as 100 % (BrowseComp's convention)" in page
+    assert '<span data-testid="confidence-stated">3 of 3</span>' in page

@@ -184,6 +184,18 @@ def test_a_request_the_run_could_not_use_is_refused_naming_the_field(
     assert not BenchmarkRun.objects.exists()
 
 
+def test_responses_that_answer_none_of_the_questions_are_refused_before_a_run_exists(
+    started: Callable[..., Any], bench_dir: Path
+) -> None:
+    (bench_dir / "other.jsonl").write_text('{"id": "zzz", "response": "Paris"}\n')
+    with pytest.raises(Invalid) as refused:
+        started(**{**BCP, "responses": "other.jsonl"})
+    message = refused.value.message
+    assert message.startswith("responses: ") and "none of its 1 response ids" in message
+    assert "'zzz'" in message and "'q1'" in message
+    assert not BenchmarkRun.objects.exists()
+
+
 def test_a_bad_question_file_is_refused_with_its_line_and_field(
     started: Callable[..., Any], bench_dir: Path
 ) -> None:
