@@ -31,15 +31,18 @@ def inside_path(value: str, *, field: str, kind: str = "file") -> Path:
     if text.startswith(SHOWN_ROOT):
         text = text.removeprefix(SHOWN_ROOT).lstrip("/")
     root = benchmarks_root()
-    path = (root / text).resolve()
-    if not text or not path.is_relative_to(root) or path == root:
-        raise Invalid(f"{field}: {value!r} is not a path inside the benchmarks directory")
-    if not path.exists():
+    try:
+        path = (root / text).resolve()
+        if not text or not path.is_relative_to(root) or path == root:
+            raise Invalid(f"{field}: {value!r} is not a path inside the benchmarks directory")
+        found = "file" if path.is_file() else "directory" if path.is_dir() else ""
+        exists = bool(found) or path.exists()
+    except OSError as error:  # a name too long for the file system, a loop of links, …
+        raise Invalid(f"{field}: {value[:80]!r} is not a usable path: {error.strerror}") from None
+    if not exists:
         raise Invalid(f"{field}: {shown(str(path))} does not exist")
-    if kind == "file" and not path.is_file():
-        raise Invalid(f"{field}: {shown(str(path))} is not a file")
-    if kind == "directory" and not path.is_dir():
-        raise Invalid(f"{field}: {shown(str(path))} is not a directory")
+    if kind in ("file", "directory") and found != kind:
+        raise Invalid(f"{field}: {shown(str(path))} is not a {kind}")
     return path
 
 

@@ -42,6 +42,8 @@ SOURCES = ("model", "endpoint", "responses")
 # How many of a corpus's documents are read when the run is asked for: enough to catch a wrong
 # file (the queries given as the corpus), few enough that 100,000 documents are not read whole.
 CHECKED_DOCUMENTS = 100
+# An upload's own name is kept to this many characters (its extension kept).
+MAX_NAME = 120
 # The prefix file_store puts before an upload's own name (a time, and a counter if needed).
 STORED_PREFIX = re.compile(r"^\d{8}-\d{6}-(?:\d+-)?")
 
@@ -209,6 +211,9 @@ def file_store(*, user: Any, name: str, content: IO[bytes]) -> Path:
     its own; returns where."""
     require_role(user, Role.ADMIN)
     safe = get_valid_filename(Path(name).name) if name.strip() else ""
+    if len(safe) > MAX_NAME:  # the file system's limit is 255 bytes, the stored prefix included
+        stem, suffix = Path(safe).stem, Path(safe).suffix[:16]
+        safe = stem[: MAX_NAME - len(suffix)] + suffix
     if not safe:
         raise Invalid("file: the upload needs a file name")
     folder = benchmarks_root() / selectors.UPLOADS

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from apps.accounts.models import User
@@ -126,6 +127,11 @@ def test_an_uploaded_file_is_kept_in_the_benchmarks_directory_and_runs(
     assert path.startswith("<benchmarks>/uploads/") and path.endswith("-nq_responses.jsonl")
     run = finished(client, bearer(admin), {**NQ, "responses": path})
     assert run["status"] == "done" and run["metrics"]["exact_match"]["value"] == 0.25
+    # A name longer than the file system allows is cut, keeping its extension.
+    long = SimpleUploadedFile("n" * 300 + ".jsonl", b'{"id": "test_0", "response": "x"}\n')
+    kept = client.post("/api/benchmarks/files", {"file": long}, headers=bearer(admin))
+    assert kept.status_code == 201, kept.content
+    assert kept.json()["path"].endswith("-" + "n" * 114 + ".jsonl")
 
 
 def test_two_runs_compare_by_the_paired_difference_and_only_on_the_same_questions(

@@ -164,6 +164,10 @@ def test_only_admins_start_runs(started: Callable[..., Any], viewer: User) -> No
         ({"data": "../outside.jsonl"}, "data: '../outside.jsonl' is not a path inside"),
         ({"data": "/etc/passwd"}, "data: '/etc/passwd' is not a path inside"),
         ({"data": "missing.jsonl"}, "data: <benchmarks>/missing.jsonl does not exist"),
+        # A name longer than the file system allows (schemathesis found it a 500).
+        ({"data": "0" * 500}, "data: '00000000"),
+        ({"corpus": "x/" * 3000}, "corpus: 'x/x/"),
+        ({"data": "nq"}, "data: <benchmarks>/nq is not a file"),
         ({"corpus": "../../x"}, "corpus: '../../x' is not a path inside"),
         ({"model": "scripted"}, "model, responses: choose only one of a model, an endpoint"),
         ({"responses": ""}, "model: choose one of a model, an endpoint, or saved responses"),
